@@ -1,0 +1,109 @@
+"""Finds and reads the corpus: one YAML file per record under each kind's directory.
+
+Reads taxonomy.yaml, papers/*.yaml and exclusions/*.yaml below a root. Files that cannot be
+records (wrong extension, symlinks leaving the root, unreadable content) become problems; the
+rest are still read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .problems import Problem
+from .taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
+from .yamlio import Document, read_document
+
+
+@dataclass(slots=True)
+class Record:
+    kind: str
+    stem: str
+    path: str
+    doc: Document
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.doc.data if isinstance(self.doc.data, dict) else {}
+
+
+@dataclass(slots=True)
+class Corpus:
+    root: Path
+    taxonomy: Taxonomy
+    records: list[Record] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[Record]:
+        return [r for r in self.records if r.kind == kind]
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.records)
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest directory at or above START that holds taxonomy.yaml (else START)."""
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / TAXONOMY_FILE).is_file():
+            return candidate
+    return here
+
+
+def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[Path, str]]:
+    folder = root / dirname
+    if not folder.is_dir():
+        return
+    real_root = root.resolve()
+    for entry in sorted(folder.iterdir()):
+        rel = f"{dirname}/{entry.name}"
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink() and not entry.resolve().is_relative_to(real_root):
+            problems.append(
+                Problem(
+                    rel,
+                    "symlink-outside",
+                    "symbolic link points outside the repository",
+                    hint="commit the file itself",
+                )
+            )
+        elif entry.is_dir():
+            problems.append(
+                Problem(
+                    rel,
+                    "unexpected-file",
+                    "directory inside a record folder",
+                    hint=f"records are files directly in {dirname}/",
+                    severity="warning",
+                )
+            )
+        elif entry.suffix == ".yaml":
+            yield entry, rel
+        elif entry.suffix == ".yml":
+            problems.append(
+                Problem(
+                    rel,
+                    "unexpected-file",
+                    "record files end in .yaml",
+                    hint=f"rename it to {entry.stem}.yaml",
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    rel, "unexpected-file", "not a record file; it is ignored", severity="warning"
+                )
+            )
+
+
+def load_corpus(root: Path) -> Corpus:
+    """Read the taxonomy and every record file below ROOT."""
+    taxonomy, problems = load_taxonomy(root)
+    corpus = Corpus(root, taxonomy, problems=problems)
+    for kind in taxonomy.kinds.values():
+        for file, rel in _files(root, kind.dir, corpus.problems):
+            corpus.records.append(Record(kind.id, file.stem, rel, read_document(file, rel)))
+    return corpus

@@ -1,0 +1,187 @@
+"""Finds records that are the same work: shared keys, shared identifiers, near-identical titles.
+
+Identifiers come from each record's `ids` and from its URLs (read back through the id schemes'
+URL templates). Titles are compared only within blocks that share a rare word, so the work grows
+with the corpus, not with its square.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .corpus import Corpus, Record
+from .problems import Problem, Severity
+from .taxonomy import IdScheme
+from .yamlio import FieldPath
+
+TITLE_SIMILARITY = 92.0
+RARE_WORDS_PER_TITLE = 3
+MAX_BLOCK = 200
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "via",
+        "with",
+    ]
+)
+
+
+def normalize_title(title: str) -> str:
+    plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower()
+    return " ".join(_WORD.findall(plain))
+
+
+@lru_cache(maxsize=64)
+def _url_pattern(template: str) -> re.Pattern[str]:
+    """A regex that reads the id back out of an address built from TEMPLATE."""
+    head, _, tail = template.partition("{id}")
+    head = re.sub(r"^https?://(www\.)?", "", head)
+    return re.compile(
+        r"https?://(?:www\.)?"
+        + re.escape(head)
+        + r"(?P<id>[^?#&\s]+?)"
+        + re.escape(tail.rstrip("/"))
+        + r"/?(?:[?#&].*)?\Z",
+        re.IGNORECASE,
+    )
+
+
+def record_ids(rec: Record, schemes: dict[str, IdScheme]) -> dict[tuple[str, str], FieldPath]:
+    """(scheme, normalized id) pairs a record carries, explicitly or through its URLs, with
+    the field each was read from."""
+    patterns = {s: _url_pattern(spec.url) for s, spec in schemes.items()}
+
+    def _normal_id(scheme: str, ident: str) -> tuple[str, str]:
+        suffix = schemes[scheme].version_suffix
+        ident = ident.strip().lower()
+        return scheme, suffix.sub("", ident) if suffix else ident
+
+    data = rec.data
+    found: dict[tuple[str, str], FieldPath] = {}
+    extra = data.get("extra_urls")
+    urls: list[tuple[FieldPath, Any]] = [(("url",), data.get("url"))]
+    urls += [(("extra_urls", i), u) for i, u in enumerate(extra)] if isinstance(extra, list) else []
+    for path, url in urls:
+        if isinstance(url, str):
+            for scheme, pattern in patterns.items():
+                m = pattern.match(url.strip())
+                if m:
+                    found[_normal_id(scheme, m["id"])] = path
+    ids = data.get("ids")
+    if isinstance(ids, dict):
+        for scheme, ident in ids.items():
+            if scheme in patterns and isinstance(ident, str) and ident.strip():
+                found[_normal_id(scheme, ident)] = ("ids", scheme)
+    return found
+
+
+def _pair_problem(later: Record, first: Record, what: str, path: FieldPath) -> Problem:
+    line, col = later.doc.where(path)
+    field = ".".join(map(str, path))
+    if later.kind != first.kind:
+        return Problem(
+            later.path,
+            "retained-and-excluded",
+            f"{what} as {first.path}: a record cannot be both retained and excluded",
+            line,
+            col,
+            field,
+            "keep one of the two records",
+        )
+    code = "duplicate-id" if field != "title" else "near-duplicate-title"
+    severity: Severity = "warning" if field == "title" else "error"
+    return Problem(
+        later.path,
+        code,
+        f"{what} as {first.path}",
+        line,
+        col,
+        field,
+        "merge the two records, or tell them apart",
+        severity,
+    )
+
+
+def _title_candidates(titles: dict[int, str]) -> Iterator[tuple[int, int]]:
+    """Pairs of record indexes whose titles share one of their rarer words."""
+    words = {i: set(t.split()) - _STOP for i, t in titles.items()}
+    freq: dict[str, int] = defaultdict(int)
+    for ws in words.values():
+        for w in ws:
+            freq[w] += 1
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, ws in words.items():
+        for w in sorted(ws, key=lambda w: (freq[w], w))[:RARE_WORDS_PER_TITLE]:
+            blocks[w].append(i)
+    seen: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        if len(members) > MAX_BLOCK:
+            continue
+        for a_pos, a in enumerate(members):
+            for b in members[a_pos + 1 :]:
+                if (a, b) not in seen:
+                    seen.add((a, b))
+                    yield a, b
+
+
+def find_duplicates(corpus: Corpus) -> list[Problem]:
+    problems: list[Problem] = []
+    kind_order = list(corpus.taxonomy.kinds)
+    records = sorted(corpus.records, key=lambda r: (kind_order.index(r.kind), r.path))
+    keys: dict[tuple[str, str], Record] = {}
+    for rec in records:
+        key_field = corpus.taxonomy.kinds[rec.kind].key_field
+        for key in {rec.stem.lower(), str(rec.data.get(key_field, rec.stem)).lower()}:
+            first = keys.setdefault((rec.kind, key), rec)
+            if first is not rec:
+                problems.append(
+                    Problem(
+                        rec.path,
+                        "duplicate-key",
+                        f"key '{key}' is already used by {first.path}",
+                        *rec.doc.where((key_field,)),
+                        key_field,
+                        "choose another key",
+                    )
+                )
+    owners: dict[tuple[str, str], Record] = {}
+    for rec in records:
+        for ident, path in sorted(record_ids(rec, corpus.taxonomy.id_schemes).items()):
+            first = owners.setdefault(ident, rec)
+            if first is not rec:
+                problems.append(_pair_problem(rec, first, f"same {ident[0]} id {ident[1]}", path))
+    titles = {}
+    for i, rec in enumerate(records):
+        title = rec.data.get(corpus.taxonomy.kinds[rec.kind].title_field)
+        if isinstance(title, str) and title.strip():
+            titles[i] = normalize_title(title)
+    for a, b in _title_candidates(titles):
+        score = fuzz.ratio(titles[a], titles[b])
+        if score >= TITLE_SIMILARITY:
+            problems.append(
+                _pair_problem(records[b], records[a], f"title {score:.0f}% similar", ("title",))
+            )
+    return problems

@@ -1,0 +1,348 @@
+"""Reads taxonomy.yaml: record kinds, their fields, the axes and their values, the id schemes.
+
+Everything the validator, statistics and site know about the corpus's vocabulary comes from
+here; `load_taxonomy` also checks the taxonomy's own consistency and returns its problems.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .problems import Problem
+from .yamlio import Document, FieldPath, read_document
+
+TAXONOMY_FILE = "taxonomy.yaml"
+FIELD_TYPES = {"slug", "string", "text", "int", "date", "url", "urls", "authors", "ids"}
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    id: str
+    label: str
+    description: str
+    order: int
+    code: str | None = None
+    family: str | None = None
+    replaced_by: str | None = None
+
+    @property
+    def retired(self) -> bool:
+        return self.replaced_by is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    id: str
+    type: str
+    required: bool = False
+    description: str = ""
+    pattern: str | None = None
+    min: int | None = None
+    max_years_ahead: int | None = None
+
+
+@dataclass(slots=True)
+class Axis:
+    id: str
+    label: str
+    description: str
+    applies_to: str
+    multi: bool
+    required: bool
+    required_when: dict[str, list[str]]
+    only_when: dict[str, list[str]]
+    values: list[Value]
+    families: dict[str, str] = field(default_factory=dict)
+    by_id: dict[str, Value] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.values.sort(key=lambda v: v.order)
+        self.by_id = {v.id: v for v in self.values}
+
+    @property
+    def current_ids(self) -> list[str]:
+        return [v.id for v in self.values if not v.retired]
+
+    def code_of(self, value_id: str) -> str | None:
+        v = self.by_id.get(value_id)
+        return None if v is None else v.code or v.family
+
+
+@dataclass(slots=True)
+class Kind:
+    id: str
+    label: str
+    dir: str
+    key_field: str
+    title_field: str
+    fields: dict[str, FieldSpec]
+
+
+@dataclass(slots=True)
+class IdScheme:
+    id: str
+    label: str
+    pattern: re.Pattern[str]
+    example: str
+    url: str
+    version_suffix: re.Pattern[str] | None = None
+
+
+@dataclass(slots=True)
+class Taxonomy:
+    version: str
+    kinds: dict[str, Kind]
+    axes: dict[str, Axis]
+    id_schemes: dict[str, IdScheme]
+
+    def axes_for(self, kind: str) -> list[Axis]:
+        return [a for a in self.axes.values() if a.applies_to == kind]
+
+    def allowed_fields(self, kind: str) -> list[str]:
+        return [*self.kinds[kind].fields, *(a.id for a in self.axes_for(kind))]
+
+
+class _Reader:
+    """Typed access to the taxonomy document that records problems instead of raising."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc, self.problems = doc, list[Problem]()
+
+    def problem(self, path: FieldPath, code: str, message: str, hint: str | None = None) -> None:
+        line, col = self.doc.where(path)
+        self.problems.append(
+            Problem(TAXONOMY_FILE, code, message, line, col, ".".join(map(str, path)) or None, hint)
+        )
+
+    def get(
+        self,
+        m: dict[str, Any],
+        path: FieldPath,
+        key: str,
+        typ: type | tuple[type, ...],
+        default: Any = ...,
+    ) -> Any:
+        if key not in m or m[key] is None:
+            if default is ...:
+                self.problem(path, "taxonomy-invalid", f"missing '{key}'")
+                return typ() if isinstance(typ, type) else None
+            return default
+        if typ is bool and m[key] in ("true", "false"):
+            return m[key] == "true"
+        if not isinstance(m[key], typ):
+            self.problem((*path, key), "taxonomy-invalid", f"'{key}' has the wrong type")
+            return typ() if isinstance(typ, type) else default
+        return m[key]
+
+    def items(
+        self, m: dict[str, Any], path: FieldPath, key: str, typ: type
+    ) -> list[tuple[FieldPath, Any]]:
+        seq = self.get(m, path, key, typ, typ())
+        pairs = seq.items() if isinstance(seq, dict) else enumerate(seq)
+        out = []
+        for k, item in pairs:
+            if isinstance(item, dict):
+                out.append(((*path, key, k), item))
+            else:
+                self.problem((*path, key, k), "taxonomy-invalid", "expected a mapping")
+        return out
+
+
+def _conditions(
+    r: _Reader, axis: dict[str, Any], path: FieldPath, key: str
+) -> dict[str, list[str]]:
+    raw = r.get(axis, path, key, dict, {})
+    out: dict[str, list[str]] = {}
+    for other, vals in raw.items():
+        if not (isinstance(vals, list) and all(isinstance(v, str) for v in vals)):
+            r.problem((*path, key, other), "taxonomy-invalid", "expected a list of value ids")
+        else:
+            out[other] = vals
+    return out
+
+
+def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
+    r = _Reader(doc)
+    root = doc.data if isinstance(doc.data, dict) else {}
+    if doc.data is not None and not isinstance(doc.data, dict):
+        r.problem((), "taxonomy-invalid", "taxonomy.yaml must be a mapping")
+    schemes = {}
+    for path, s in r.items(root, (), "id_schemes", dict):
+        sid = str(path[-1])
+        try:
+            pattern = re.compile(r.get(s, path, "pattern", str))
+        except re.error as exc:
+            r.problem((*path, "pattern"), "taxonomy-invalid", f"bad regular expression: {exc}")
+            pattern = re.compile(r"\A\Z")
+        suffix = r.get(s, path, "version_suffix", str, None)
+        schemes[sid] = IdScheme(
+            sid,
+            r.get(s, path, "label", str),
+            pattern,
+            r.get(s, path, "example", str),
+            r.get(s, path, "url", str),
+            re.compile(suffix) if suffix else None,
+        )
+    kinds = {}
+    for path, k in r.items(root, (), "kinds", dict):
+        fields = {}
+        for fpath, f in r.items(k, path, "fields", list):
+            spec = FieldSpec(
+                r.get(f, fpath, "id", str),
+                r.get(f, fpath, "type", str),
+                r.get(f, fpath, "required", bool, False),
+                r.get(f, fpath, "description", str, ""),
+                r.get(f, fpath, "pattern", str, None),
+                r.get(f, fpath, "min", int, None),
+                r.get(f, fpath, "max_years_ahead", int, None),
+            )
+            if spec.type not in FIELD_TYPES:
+                r.problem(
+                    (*fpath, "type"),
+                    "taxonomy-invalid",
+                    f"unknown field type '{spec.type}'",
+                    f"one of: {', '.join(sorted(FIELD_TYPES))}",
+                )
+            if spec.id in fields:
+                r.problem(fpath, "taxonomy-duplicate-id", f"field '{spec.id}' declared twice")
+            fields[spec.id] = spec
+        kid = str(path[-1])
+        kinds[kid] = Kind(
+            kid,
+            r.get(k, path, "label", str),
+            r.get(k, path, "dir", str),
+            r.get(k, path, "key_field", str),
+            r.get(k, path, "title_field", str),
+            fields,
+        )
+    axes: dict[str, Axis] = {}
+    for path, a in r.items(root, (), "axes", list):
+        families = {}
+        for fam_path, fam in r.items(a, path, "families", list):
+            families[r.get(fam, fam_path, "code", str)] = r.get(fam, fam_path, "label", str)
+        values = []
+        for vpath, v in r.items(a, path, "values", list):
+            values.append(
+                Value(
+                    r.get(v, vpath, "id", str),
+                    r.get(v, vpath, "label", str),
+                    r.get(v, vpath, "description", str),
+                    r.get(v, vpath, "order", int),
+                    r.get(v, vpath, "code", str, None),
+                    r.get(v, vpath, "family", str, None),
+                    r.get(v, vpath, "replaced_by", str, None),
+                )
+            )
+        axis = Axis(
+            r.get(a, path, "id", str),
+            r.get(a, path, "label", str),
+            r.get(a, path, "description", str),
+            r.get(a, path, "applies_to", str),
+            r.get(a, path, "multi", bool, False),
+            r.get(a, path, "required", bool, False),
+            _conditions(r, a, path, "required_when"),
+            _conditions(r, a, path, "only_when"),
+            values,
+            families,
+        )
+        if axis.id in axes:
+            r.problem((*path, "id"), "taxonomy-duplicate-id", f"axis '{axis.id}' declared twice")
+        axes[axis.id] = axis
+        _check_axis(r, axis, path)
+    tax = Taxonomy(str(root.get("version", "")), kinds, axes, schemes)
+    _check_references(r, tax)
+    return tax, r.problems
+
+
+def _check_axis(r: _Reader, axis: Axis, path: FieldPath) -> None:
+    """Unique ids, codes and orders; families and redirects that resolve."""
+    for attr in ("id", "code", "order"):
+        seen: dict[object, str] = {}
+        for i, v in enumerate(axis.values):
+            key = getattr(v, attr)
+            if key is None:
+                continue
+            if key in seen:
+                r.problem(
+                    (*path, "values", i, attr),
+                    f"taxonomy-duplicate-{attr}",
+                    f"axis '{axis.id}': {attr} {key!r} used by '{seen[key]}' and '{v.id}'",
+                )
+            seen[key] = v.id
+    for i, v in enumerate(axis.values):
+        if v.family is not None and v.family not in axis.families:
+            r.problem(
+                (*path, "values", i, "family"),
+                "taxonomy-invalid",
+                f"axis '{axis.id}': value '{v.id}' names unknown family '{v.family}'",
+            )
+        if v.replaced_by is not None:
+            target = axis.by_id.get(v.replaced_by)
+            if target is None or target.retired:
+                r.problem(
+                    (*path, "values", i, "replaced_by"),
+                    "taxonomy-bad-redirect",
+                    f"axis '{axis.id}': '{v.id}' redirects to '{v.replaced_by}', "
+                    "which is not a current value",
+                )
+
+
+def _check_references(r: _Reader, tax: Taxonomy) -> None:
+    """Kinds name declared fields; axes point at known kinds, axes and values."""
+    for kid, kind in tax.kinds.items():
+        for attr in ("key_field", "title_field"):
+            if getattr(kind, attr) not in kind.fields:
+                r.problem(
+                    ("kinds", kid, attr),
+                    "taxonomy-invalid",
+                    f"kind '{kid}': {attr} '{getattr(kind, attr)}' is not a declared field",
+                )
+    for i, axis in enumerate(tax.axes.values()):
+        path: FieldPath = ("axes", i)
+        if axis.applies_to not in tax.kinds:
+            r.problem(
+                (*path, "applies_to"),
+                "taxonomy-invalid",
+                f"axis '{axis.id}' applies to unknown kind '{axis.applies_to}'",
+            )
+        elif axis.id in tax.kinds[axis.applies_to].fields:
+            r.problem(
+                (*path, "id"),
+                "taxonomy-duplicate-id",
+                f"axis '{axis.id}' is also declared as a field",
+            )
+        for key in ("required_when", "only_when"):
+            for other, vals in getattr(axis, key).items():
+                target = tax.axes.get(other)
+                bad = [v for v in vals if target is None or v not in target.by_id]
+                if target is None or bad:
+                    r.problem(
+                        (*path, key, other),
+                        "taxonomy-invalid",
+                        f"axis '{axis.id}': {key} names unknown axis or values "
+                        f"'{other}: {', '.join(bad) or vals}'",
+                    )
+
+
+def load_taxonomy(root: Path) -> tuple[Taxonomy, list[Problem]]:
+    """Load and self-check ROOT/taxonomy.yaml."""
+    doc = read_document(root / TAXONOMY_FILE, TAXONOMY_FILE)
+    tax, problems = parse_taxonomy(doc)
+    for path, (kind, raw) in doc.implicit.items():
+        if kind != "int" and raw.lower() not in ("true", "false"):
+            line, col = doc.where(path)
+            problems.append(
+                Problem(
+                    TAXONOMY_FILE,
+                    "implicit-type",
+                    f"unquoted {raw} is read by YAML as a {kind}",
+                    line,
+                    col,
+                    ".".join(map(str, path)),
+                    f'quote it: "{raw}"',
+                )
+            )
+    return tax, [*doc.problems, *problems]

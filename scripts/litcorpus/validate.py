@@ -1,0 +1,372 @@
+"""Validates records against the taxonomy: fields, types, values, keys, ids and duplicates.
+
+Reads a loaded `Corpus`; returns a `Report` holding every problem found, never only the first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from rapidfuzz import fuzz, process
+
+from .corpus import Corpus, Record, load_corpus
+from .dedupe import find_duplicates
+from .problems import Problem, Report, Severity
+from .taxonomy import Axis, FieldSpec, Taxonomy
+from .yamlio import FieldPath
+
+SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+MAX_SLUG = 80
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The closest choice to WORD, if one is close enough to be a likely slip."""
+    match = process.extractOne(
+        word,
+        list(choices),
+        scorer=fuzz.ratio,
+        processor=lambda s: s.lower().replace("-", "_"),
+        score_cutoff=70,
+    )
+    return None if match is None else str(match[0])
+
+
+def _choices_hint(word: str, choices: list[str]) -> str:
+    guess = did_you_mean(word, choices)
+    listed = ", ".join(choices) if len(choices) <= 14 else ", ".join(choices[:14]) + ", ..."
+    return (f"did you mean '{guess}'? " if guess else "") + f"allowed: {listed}"
+
+
+class _RecordCheck:
+    """Checks one record; collects problems with the field's line and column."""
+
+    def __init__(self, rec: Record, tax: Taxonomy, today: dt.date) -> None:
+        self.rec, self.tax, self.today = rec, tax, today
+        self.problems: list[Problem] = []
+
+    def problem(
+        self,
+        path: FieldPath,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        severity: Severity = "error",
+    ) -> None:
+        line, col = self.rec.doc.where(path)
+        self.problems.append(
+            Problem(
+                self.rec.path,
+                code,
+                message,
+                line,
+                col,
+                ".".join(map(str, path)) or None,
+                hint,
+                severity,
+            )
+        )
+
+    def implicit(self, path: FieldPath) -> bool:
+        """Report a plain scalar that other YAML readers would retype; True if reported."""
+        found = self.rec.doc.implicit.get(path)
+        if found is None:
+            return False
+        kind, raw = found
+        self.problem(
+            path,
+            "implicit-type",
+            f"unquoted {raw} is read by YAML as a {kind}, not as text",
+            f'quote it: "{raw}"',
+        )
+        return True
+
+    def run(self) -> list[Problem]:
+        rec, data = self.rec, self.rec.doc.data
+        if data is None:
+            return self.problems
+        if not isinstance(data, dict):
+            self.problem(
+                (),
+                "not-a-mapping",
+                f"a record is a mapping of fields, not a {type(data).__name__}",
+                "write one 'field: value' per line",
+            )
+            return self.problems
+        kind = self.tax.kinds[rec.kind]
+        allowed = self.tax.allowed_fields(rec.kind)
+        for name in data:
+            if name not in allowed:
+                self.problem(
+                    (name,),
+                    "unknown-field",
+                    f"unknown field '{name}'",
+                    _choices_hint(name, allowed),
+                )
+        for spec in kind.fields.values():
+            value = data.get(spec.id)
+            if value is None or value == "" or value == []:
+                if spec.required:
+                    self.problem(
+                        (spec.id,),
+                        "missing-field",
+                        f"required field '{spec.id}' is missing or empty",
+                        spec.description,
+                    )
+            elif spec.type in ("int", "date") or not self.implicit((spec.id,)):
+                self.field(spec, value)
+        for axis in self.tax.axes_for(rec.kind):
+            self.axis(axis, data)
+        self.key(kind.fields[kind.key_field], data.get(kind.key_field))
+        return self.problems
+
+    def key(self, spec: FieldSpec, value: Any) -> None:
+        stem, name = self.rec.stem, spec.id
+        pattern = re.compile(spec.pattern) if spec.pattern else SLUG
+        if not pattern.match(stem) or len(stem) > MAX_SLUG:
+            self.problem(
+                (),
+                "unsafe-key",
+                f"file name '{stem}' is not a safe key",
+                f"it must match {spec.pattern}"
+                if spec.pattern
+                else "use lowercase letters, digits and single hyphens",
+            )
+        if isinstance(value, str) and value != stem:
+            self.problem(
+                (name,),
+                "key-mismatch",
+                f"{name} '{value}' does not match the file name '{stem}.yaml'",
+                f"rename the file or set {name}: {stem}",
+            )
+
+    def field(self, spec: FieldSpec, value: Any) -> None:
+        path: FieldPath = (spec.id,)
+        t = spec.type
+        if t == "int":
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.problem(
+                    path,
+                    "wrong-type",
+                    f"'{spec.id}' must be a whole number, not {value!r}",
+                    "write it without quotes, e.g. 2025",
+                )
+                return
+            top = (
+                self.today.year + spec.max_years_ahead if spec.max_years_ahead is not None else None
+            )
+            if (spec.min is not None and value < spec.min) or (top is not None and value > top):
+                self.problem(
+                    path,
+                    "out-of-range",
+                    f"'{spec.id}' {value} is out of range",
+                    f"expected {spec.min} to {top}" if top else f"at least {spec.min}",
+                )
+            return
+        if t in ("urls", "authors"):
+            if not isinstance(value, list):
+                self.problem(
+                    path,
+                    "wrong-type",
+                    f"'{spec.id}' must be a list",
+                    f"write it as a list: [{value}]",
+                )
+                return
+            items = list(enumerate(value))
+        elif isinstance(value, list | dict) and t != "ids":
+            self.problem(
+                path,
+                "wrong-type",
+                f"'{spec.id}' must be a single value, not a "
+                f"{'list' if isinstance(value, list) else 'mapping'}",
+            )
+            return
+        if t == "ids":
+            self.ids(value)
+        elif t == "date":
+            self.date(path, str(value))
+        elif t == "urls":
+            for i, item in items:
+                self.url((spec.id, i), item)
+        elif t == "authors":
+            self.authors(items)
+        elif not isinstance(value, str):
+            self.problem(path, "wrong-type", f"'{spec.id}' must be text")
+        elif t == "url":
+            self.url(path, value)
+        elif value != value.strip():
+            self.problem(
+                path,
+                "whitespace",
+                f"'{spec.id}' has leading or trailing spaces",
+                severity="warning",
+            )
+
+    def url(self, path: FieldPath, value: Any) -> None:
+        if self.implicit(path):
+            return
+        if not isinstance(value, str):
+            self.problem(path, "wrong-type", "a URL must be text")
+            return
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https"):
+            self.problem(
+                path,
+                "bad-url",
+                f"URL scheme '{parts.scheme}' is not allowed",
+                "only http:// and https:// links are accepted",
+            )
+        elif not parts.netloc or "." not in parts.netloc or re.search(r"\s", value):
+            self.problem(
+                path,
+                "bad-url",
+                f"'{value}' is not a well-formed URL",
+                "one address, no spaces; put further addresses in extra_urls",
+            )
+
+    def date(self, path: FieldPath, value: str) -> None:
+        try:
+            day = dt.date.fromisoformat(value) if DATE.match(value) else None
+        except ValueError:
+            day = None
+        if day is None:
+            self.problem(path, "bad-date", f"'{value}' is not a date", "write YYYY-MM-DD")
+        elif day > self.today:
+            self.problem(path, "bad-date", f"{value} is in the future")
+
+    def authors(self, items: list[tuple[int, Any]]) -> None:
+        for i, name in items:
+            path: FieldPath = ("authors", i)
+            if self.implicit(path):
+                continue
+            if not isinstance(name, str) or not name.strip():
+                self.problem(path, "bad-author", "an author must be a non-empty name")
+            elif name.count(",") > 1 or name.strip().endswith(","):
+                self.problem(
+                    path,
+                    "bad-author",
+                    f"'{name}' is not 'Family, Given'",
+                    "one author per list item, as 'Family, Given'",
+                )
+            elif name == "others" and i != len(items) - 1:
+                self.problem(path, "bad-author", "'others' may only close the list")
+
+    def ids(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.problem(
+                ("ids",),
+                "wrong-type",
+                "'ids' must be a mapping of scheme: id",
+                'e.g. ids: {arxiv: "2412.01928"}',
+            )
+            return
+        for scheme, ident in value.items():
+            path: FieldPath = ("ids", scheme)
+            spec = self.tax.id_schemes.get(scheme)
+            if spec is None:
+                self.problem(
+                    path,
+                    "unknown-field",
+                    f"unknown id scheme '{scheme}'",
+                    _choices_hint(scheme, list(self.tax.id_schemes)),
+                )
+            elif self.implicit(path):
+                continue
+            elif not isinstance(ident, str) or not spec.pattern.match(ident):
+                self.problem(
+                    path,
+                    "bad-id",
+                    f"'{ident}' is not a valid {spec.label} id",
+                    f'expected the form of "{spec.example}"',
+                )
+
+    def axis(self, axis: Axis, data: dict[str, Any]) -> None:
+        path: FieldPath = (axis.id,)
+        value = data.get(axis.id)
+        present = value not in (None, "", [])
+        applies = all(data.get(k) in vals for k, vals in axis.only_when.items())
+        needed = axis.required or (
+            bool(axis.required_when)
+            and all(data.get(k) in vals for k, vals in axis.required_when.items())
+        )
+        if present and not applies:
+            cond = "; ".join(f"{k} is {' or '.join(v)}" for k, v in axis.only_when.items())
+            self.problem(
+                path, "not-applicable", f"'{axis.id}' applies only when {cond}", "remove the field"
+            )
+            return
+        if not present:
+            if needed:
+                self.problem(
+                    path,
+                    "missing-field",
+                    f"required field '{axis.id}' is missing",
+                    f"allowed: {', '.join(axis.current_ids)}",
+                )
+            return
+        if axis.multi:
+            if not isinstance(value, list):
+                self.problem(
+                    path,
+                    "wrong-type",
+                    f"'{axis.id}' takes a list",
+                    f"write it as a list: [{value}]",
+                )
+                return
+            items: list[tuple[FieldPath, Any]] = [((axis.id, i), v) for i, v in enumerate(value)]
+            seen: set[Any] = set()
+            for p, v in items:
+                if isinstance(v, str) and v in seen:
+                    self.problem(p, "duplicate-value", f"'{v}' is listed twice")
+                seen.add(v if isinstance(v, str) else None)
+        elif isinstance(value, list | dict):
+            self.problem(
+                path,
+                "wrong-type",
+                f"'{axis.id}' takes one value, not a list",
+                f"choose one of: {', '.join(axis.current_ids)}",
+            )
+            return
+        else:
+            items = [(path, value)]
+        for p, v in items:
+            if self.implicit(p):
+                continue
+            found = axis.by_id.get(v) if isinstance(v, str) else None
+            if found is None:
+                self.problem(
+                    p,
+                    "unknown-value",
+                    f"'{v}' is not a value of {axis.id}",
+                    _choices_hint(str(v), axis.current_ids),
+                )
+            elif found.replaced_by:
+                self.problem(
+                    p,
+                    "retired-value",
+                    f"'{v}' is retired in {axis.id}",
+                    f"use '{found.replaced_by}'",
+                    "warning",
+                )
+
+
+def validate_corpus(corpus: Corpus, today: dt.date | None = None, strict: bool = False) -> Report:
+    """Every problem in the corpus: loading, per-record and across records."""
+    today = today or dt.date.today()
+    report = Report(strict=strict)
+    report.extend(corpus.problems)
+    for rec in corpus:
+        report.extend(rec.doc.problems)
+        report.extend(_RecordCheck(rec, corpus.taxonomy, today).run())
+    report.extend(find_duplicates(corpus))
+    return report
+
+
+def check(root: Path, strict: bool = False, today: dt.date | None = None) -> Report:
+    """Load and validate the corpus below ROOT (what `litcorpus check` runs)."""
+    return validate_corpus(load_corpus(root), today, strict)

@@ -1,0 +1,87 @@
+"""The `litcorpus check` command as a user runs it: output formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO, edit
+
+LITCORPUS = [sys.executable, "-m", "litcorpus"]
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*LITCORPUS, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_clean_corpus_exits_zero(mini_root: Path) -> None:
+    result = run("check", "--root", str(mini_root))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.strip() == "ok"
+
+
+def test_problems_exit_one_with_text_lines(mini_root: Path) -> None:
+    edit(mini_root / "papers/alpha-rl.yaml", "category: rl_method", "category: rl-method")
+    result = run("check", "--root", str(mini_root))
+    assert result.returncode == 1
+    assert (
+        "papers/alpha-rl.yaml:12:1: unknown-value: 'rl-method' is not a value of category "
+        "(did you mean 'rl_method'?"
+    ) in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_json_format_matches_contract(mini_root: Path) -> None:
+    edit(mini_root / "papers/alpha-rl.yaml", "summary:", "sumary:")
+    result = run("check", "--root", str(mini_root), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    keys = {"path", "line", "column", "code", "severity", "field", "message", "hint"}
+    assert all(set(p) == keys for p in report["problems"])
+    codes = {(p["code"], p["field"]) for p in report["problems"]}
+    assert codes == {("unknown-field", "sumary"), ("missing-field", "summary")}
+    unknown = next(p for p in report["problems"] if p["code"] == "unknown-field")
+    assert "did you mean 'summary'" in unknown["hint"]
+
+
+def test_warnings_pass_unless_strict(mini_root: Path) -> None:
+    edit(mini_root / "papers/alpha-rl.yaml", "venue: arXiv", "venue: 'arXiv '")
+    assert run("check", "--root", str(mini_root)).returncode == 0
+    assert run("check", "--root", str(mini_root), "--strict").returncode == 1
+
+
+def test_usage_errors_exit_two(tmp_path: Path) -> None:
+    assert run("check", "--format", "xml").returncode == 2
+    assert run("check", "--root", str(tmp_path)).returncode == 2
+    assert run("no-such-command").returncode == 2
+
+
+def test_root_defaults_to_the_enclosing_repository(mini_root: Path) -> None:
+    result = run("check", cwd=mini_root / "papers")
+    assert result.returncode == 0 and result.stdout.strip() == "ok"
+
+
+def test_check_stays_light() -> None:
+    """`check` serves as a pre-commit hook: it must not pull in pandas or matplotlib."""
+    code = (
+        "import sys; from litcorpus.cli import cli\n"
+        "try: cli(['check', '--root', sys.argv[1]])\n"
+        "except SystemExit: pass\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib', 'jinja2') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_console_scripts_installed() -> None:
+    bindir = Path(sys.executable).parent
+    for name in ("litcorpus", "orchtrace"):
+        result = subprocess.run(
+            [str(bindir / name), "--version"], capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 0 and name in result.stdout

@@ -1,0 +1,175 @@
+"""The shipped corpus: clean, faithful to the reference pool, curated in its own words."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from rapidfuzz import fuzz
+
+from conftest import REFERENCE, REPO
+from litcorpus.corpus import Corpus, load_corpus
+from litcorpus.validate import check
+
+REFERENCE_AXES = [
+    "category",
+    "is_rl",
+    "reward_type",
+    "credit_granularity",
+    "orchestration_form",
+    "scenario",
+    "is_core",
+    "verified",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return load_corpus(REPO)
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, dict[str, str]]:
+    with open(REFERENCE / "papers.csv", encoding="utf-8") as f:
+        return {row["key"]: row for row in csv.DictReader(f)}
+
+
+@pytest.fixture(scope="module")
+def excluded() -> dict[str, dict[str, str]]:
+    with open(REFERENCE / "excluded.csv", encoding="utf-8") as f:
+        return {row["record_id"]: row for row in csv.DictReader(f)}
+
+
+def papers(corpus: Corpus) -> dict[str, dict[str, object]]:
+    return {r.stem: r.data for r in corpus.of("paper")}
+
+
+def test_shipped_corpus_is_clean() -> None:
+    report = check(REPO, strict=True)
+    assert report.ok, report.to_text()
+
+
+def test_same_records_as_reference(corpus: Corpus, reference: dict, excluded: dict) -> None:
+    assert set(papers(corpus)) == set(reference)
+    assert {r.stem for r in corpus.of("exclusion")} == set(excluded)
+
+
+@pytest.mark.parametrize("axis", REFERENCE_AXES)
+def test_counts_per_axis_equal_reference(corpus: Corpus, reference: dict, axis: str) -> None:
+    ours = Counter(str(d[axis]) for d in papers(corpus).values())
+    theirs = Counter(row[axis] for row in reference.values())
+    assert ours == theirs
+
+
+def test_every_tag_equals_reference(corpus: Corpus, reference: dict) -> None:
+    diffs = [
+        (k, a, d[a], reference[k][a])
+        for k, d in papers(corpus).items()
+        for a in REFERENCE_AXES
+        if d[a] != reference[k][a]
+    ]
+    assert diffs == []
+
+
+def test_bibliographic_facts_carried_over(corpus: Corpus, reference: dict) -> None:
+    for key, d in papers(corpus).items():
+        ref = reference[key]
+        assert d["year"] == int(ref["year"]), key
+        assert d["venue"] == ref["venue"], key
+        assert d["affiliation"] == ref["affiliation"], key
+        assert d["url"] == ref["url"].split(";")[0].strip(), key
+        if ref["arxiv_id"]:
+            assert d["ids"]["arxiv"] == ref["arxiv_id"], key  # type: ignore[index]
+
+
+def test_exclusion_facts_carried_over(corpus: Corpus, excluded: dict) -> None:
+    for rec in corpus.of("exclusion"):
+        ref, d = excluded[rec.stem], rec.data
+        assert d["title"] == ref["screening_label"]
+        assert d["url"] == ref["url"]
+        assert d["stage"] == ref["stage"]
+        assert d["date_screened"] == ref["date_screened"]
+        ident = d.get("identifier") or ":".join(next(iter(d["ids"].items())))
+        assert ident.lower() == ref["identifier"].lower().replace("acl:", "acl:"), rec.stem
+
+
+def _copied(ours: str, theirs: str) -> bool:
+    """True when OURS shares a five-word run with THEIRS or reads as a light rewording."""
+
+    def grams(text: str) -> set[tuple[str, ...]]:
+        words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+        return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+    return bool(grams(ours) & grams(theirs)) or fuzz.ratio(ours, theirs) >= 60
+
+
+def test_summaries_are_our_own_words(corpus: Corpus, reference: dict, excluded: dict) -> None:
+    """A summary is one sentence and no copy or light rewording of the reference text."""
+    for key, d in papers(corpus).items():
+        summary = str(d["summary"])
+        assert summary.endswith(".") and not re.search(r"\w{3,}\. [A-Z]", summary), key
+        assert not _copied(summary, reference[key]["one_liner"]), key
+    for rec in corpus.of("exclusion"):
+        note = str(rec.data["note"])
+        assert note.endswith("."), rec.stem
+        assert not _copied(note, excluded[rec.stem]["exclusion_reason"]), rec.stem
+
+
+def test_orchestration_anchors_and_reasons(corpus: Corpus) -> None:
+    data = papers(corpus)
+    anchors = {
+        "kimi-k2-5": "spawn",
+        "agentspawn": "spawn",
+        "halo": "delegate",
+        "puppeteer": "delegate",
+        "paramanager": "delegate",
+        "debate-as-reward": "communicate",
+        "latentmas": "communicate",
+        "m-grpo": "aggregate",
+        "context-folding": "aggregate",
+    }
+    for key, decision in anchors.items():
+        assert decision in data[key]["orchestration_decisions"], key  # type: ignore[operator]
+    for key, d in data.items():
+        if d.get("orchestration_decisions"):
+            assert "Orchestration:" in str(d.get("notes", "")), f"{key} needs a reason in notes"
+
+
+def test_no_rl_trained_entry_learns_to_stop(corpus: Corpus) -> None:
+    trained = [
+        k
+        for k, d in papers(corpus).items()
+        if d["is_rl"] == "yes" and "stop" in (d.get("orchestration_decisions") or [])
+    ]
+    assert trained == []
+
+
+def test_benchmarks_and_exclusions_are_coded(corpus: Corpus) -> None:
+    benchmarks = [d for d in papers(corpus).values() if d["category"] == "benchmark"]
+    assert len(benchmarks) == 18
+    assert all(d.get("benchmark_measures") for d in benchmarks)
+    assert all(
+        set(d["benchmark_measures"]) != {"E1", "E2", "E3", "E4"}  # type: ignore[arg-type]
+        for d in benchmarks
+    )
+    reasons = Counter(str(r.data["reason"]) for r in corpus.of("exclusion"))
+    assert sum(reasons.values()) == 32 and len(reasons) >= 8
+
+
+def test_files_are_quoted_for_other_yaml_readers(corpus: Corpus) -> None:
+    """No shipped scalar relies on YAML's implicit typing (other tools would retype it)."""
+    for rec in corpus:
+        retyped = {
+            p: v
+            for p, v in rec.doc.implicit.items()
+            if v[0] not in ("int",) and p[0] != "date_screened"
+        }
+        assert retyped == {}, rec.path
+
+
+def test_reference_dir_present() -> None:
+    assert (REFERENCE / "papers.csv").is_file(), f"reference pool expected at {REFERENCE}"
+    assert Path(REPO / "taxonomy.yaml").is_file()

@@ -1,0 +1,97 @@
+"""The taxonomy is the single source: its rules drive validation, and nothing is hard-coded."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import REPO, edit
+from litcorpus.taxonomy import load_taxonomy
+from litcorpus.validate import check
+
+SOURCE = REPO / "scripts" / "litcorpus"
+
+
+def test_shipped_taxonomy_is_consistent() -> None:
+    tax, problems = load_taxonomy(REPO)
+    assert problems == []
+    paper_axes = {a.id for a in tax.axes_for("paper")}
+    assert paper_axes == {
+        "category",
+        "is_rl",
+        "reward_type",
+        "credit_granularity",
+        "orchestration_form",
+        "scenario",
+        "is_core",
+        "verified",
+        "orchestration_decisions",
+        "benchmark_measures",
+    }
+    assert {a.id for a in tax.axes_for("exclusion")} == {
+        "source",
+        "query_family",
+        "stage",
+        "reason",
+    }
+
+
+def test_survey_codes() -> None:
+    tax, _ = load_taxonomy(REPO)
+    reward = tax.axes["reward_type"]
+    assert sorted(reward.families) == [f"R{i}" for i in range(1, 9)]
+    assert {v.family for v in reward.values if v.family} == set(reward.families)
+    assert reward.code_of("debate") == reward.code_of("verifier") == "R6"
+    assert [
+        tax.axes["orchestration_decisions"].code_of(v)
+        for v in ("spawn", "delegate", "communicate", "aggregate", "stop")
+    ] == ["O1", "O2", "O3", "O4", "O5"]
+    assert tax.axes["credit_granularity"].current_ids == [
+        "token",
+        "tool",
+        "message",
+        "turn",
+        "agent",
+        "role",
+        "orchestrator",
+        "team",
+        "NA",
+    ]
+    assert tax.axes["orchestration_decisions"].multi
+    assert tax.axes["stage"].current_ids[0] == "duplicate_screen"
+
+
+def test_required_when_applies_only_to_its_condition(mini_root: Path) -> None:
+    survey = mini_root / "papers/gamma-survey.yaml"
+    edit(survey, "credit_granularity: NA\n", "")
+    assert check(mini_root, strict=True).ok  # surveys need not state a credit unit
+    edit(survey, "category: survey", "category: rl_method")
+    problems = check(mini_root).problems
+    assert [(p.code, p.field) for p in problems] == [("missing-field", "credit_granularity")]
+
+
+def test_a_new_axis_is_a_taxonomy_edit(mini_root: Path) -> None:
+    """Adding an axis and using it needs no code change."""
+    with open(mini_root / "taxonomy.yaml", "a", encoding="utf-8") as f:
+        f.write(
+            "\n  - id: modality\n    label: Modality\n    applies_to: paper\n"
+            "    description: Input modality.\n    values:\n"
+            "      - {id: text, order: 1, label: Text, description: Text only.}\n"
+            "      - {id: vision, order: 2, label: Vision, description: Images too.}\n"
+        )
+    edit(mini_root / "papers/alpha-rl.yaml", "scenario: coding", "scenario: coding\nmodality: text")
+    assert check(mini_root, strict=True).ok
+    edit(mini_root / "papers/alpha-rl.yaml", "modality: text", "modality: audio")
+    assert [p.code for p in check(mini_root).problems] == ["unknown-value"]
+
+
+def test_no_axis_or_value_is_hard_coded_in_python() -> None:
+    tax, _ = load_taxonomy(REPO)
+    vocabulary = {a.id for a in tax.axes.values()}
+    vocabulary |= {v.id for a in tax.axes.values() for v in a.values if len(v.id) > 3}
+    vocabulary |= {f"{c}" for a in tax.axes.values() for v in a.values for c in [v.code] if c}
+    literals = set()
+    for module in SOURCE.glob("*.py"):
+        literals |= set(re.findall(r"[\"']([A-Za-z0-9_]+)[\"']", module.read_text()))
+    contract = {"message"}  # also a key of the problem report contract
+    assert literals & vocabulary - contract == set()
