@@ -16,6 +16,8 @@ A = "papers/alpha-rl.yaml"
 B = "papers/beta-bench.yaml"
 X = "exclusions/E001.yaml"
 T = "taxonomy.yaml"
+C = "claims.yaml"
+C = "claims.yaml"
 
 
 def write(rel: str, content: str | bytes) -> Callable[[Path], None]:
@@ -301,6 +303,27 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         None,
     ),
 ]
+
+# fmt: off
+CASES += [
+    ("claim-unknown-axis", change(C, "{category: [benchmark]}", "{categry: [benchmark]}"),
+     "unknown-field", C, 15),
+    ("claim-unknown-value", change(C, "orchestration_decisions: [spawn]}\n    expect: {keys",
+                                   "orchestration_decisions: [spawnn]}\n    expect: {keys"),
+     "unknown-value", C, 10),
+    ("claim-invalid", change(C, "{keys: [alpha-rl]}", "{keys: [alpha-rl, omega]}"),
+     "claim-invalid", C, 11),
+    ("claim-bad-operator", change(C, "{count: {le: 2, ge: 1}}", "{count: {atmost: 2}}"),
+     "claim-invalid", C, 16),
+    ("prisma-arithmetic", change(C, "included: 3", "included: 4"), "prisma-mismatch", C, 35),
+    ("prisma-records", lambda root: (
+        edit(root / C, "abstract_screen: {assessed: 5, excluded: 1}",
+             "abstract_screen: {assessed: 5, excluded: 2}"),
+        edit(root / C, "full_text_screen: {assessed: 4", "full_text_screen: {assessed: 3"),
+        edit(root / C, "artifact_screen: {assessed: 4", "artifact_screen: {assessed: 3"),
+        edit(root / C, "included: 3", "included: 2")), "prisma-mismatch", C, 32),
+]
+# fmt: on
 
 
 @pytest.mark.parametrize(

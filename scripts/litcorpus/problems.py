@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from rapidfuzz import fuzz, process
+
 Severity = Literal["error", "warning"]
 
 # Every code a check can report, with what it means. Codes are stable: tools match on them.
@@ -55,6 +57,8 @@ CODES: dict[str, str] = {
     "taxonomy-duplicate-code": "Two values of an axis share a code.",
     "taxonomy-duplicate-order": "Two values of an axis share an order.",
     "taxonomy-bad-redirect": "A retired value redirects to a value that is not current.",
+    "claim-invalid": "A claim in claims.yaml is malformed or names an unknown entry.",
+    "prisma-mismatch": "The declared screening flow does not add up or differs from the records.",
 }
 
 
@@ -119,3 +123,21 @@ class Report:
         n_err, n_warn = len(self.errors), len(self.problems) - len(self.errors)
         lines.append(f"{n_err} error(s), {n_warn} warning(s)" if self.problems else "ok")
         return "\n".join(lines)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The closest choice to WORD, if one is close enough to be a likely slip."""
+    match = process.extractOne(
+        word,
+        list(choices),
+        scorer=fuzz.ratio,
+        processor=lambda s: s.lower().replace("-", "_"),
+        score_cutoff=70,
+    )
+    return None if match is None else str(match[0])
+
+
+def choices_hint(word: str, choices: list[str]) -> str:
+    guess = did_you_mean(word, choices)
+    listed = ", ".join(choices) if len(choices) <= 14 else ", ".join(choices[:14]) + ", ..."
+    return (f"did you mean '{guess}'? " if guess else "") + f"allowed: {listed}"

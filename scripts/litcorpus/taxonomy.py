@@ -97,6 +97,7 @@ class Taxonomy:
     kinds: dict[str, Kind]
     axes: dict[str, Axis]
     id_schemes: dict[str, IdScheme]
+    doc: Document = field(default_factory=Document, repr=False)
 
     def axes_for(self, kind: str) -> list[Axis]:
         return [a for a in self.axes.values() if a.applies_to == kind]
@@ -252,7 +253,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
             r.problem((*path, "id"), "taxonomy-duplicate-id", f"axis '{axis.id}' declared twice")
         axes[axis.id] = axis
         _check_axis(r, axis, path)
-    tax = Taxonomy(str(root.get("version", "")), kinds, axes, schemes)
+    tax = Taxonomy(str(root.get("version", "")), kinds, axes, schemes, doc)
     _check_references(r, tax)
     return tax, r.problems
 

@@ -12,35 +12,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from rapidfuzz import fuzz, process
-
 from .corpus import Corpus, Record, load_corpus
+from .claims import load_claims
 from .dedupe import find_duplicates
-from .problems import Problem, Report, Severity
+from .prisma import compute_flow, flow_problems
+from .problems import Problem, Report, Severity, choices_hint
 from .taxonomy import Axis, FieldSpec, Taxonomy
+from .views import load_views
 from .yamlio import FieldPath
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 MAX_SLUG = 80
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    """The closest choice to WORD, if one is close enough to be a likely slip."""
-    match = process.extractOne(
-        word,
-        list(choices),
-        scorer=fuzz.ratio,
-        processor=lambda s: s.lower().replace("-", "_"),
-        score_cutoff=70,
-    )
-    return None if match is None else str(match[0])
-
-
-def _choices_hint(word: str, choices: list[str]) -> str:
-    guess = did_you_mean(word, choices)
-    listed = ", ".join(choices) if len(choices) <= 14 else ", ".join(choices[:14]) + ", ..."
-    return (f"did you mean '{guess}'? " if guess else "") + f"allowed: {listed}"
 
 
 class _RecordCheck:
@@ -106,7 +89,7 @@ class _RecordCheck:
                     (name,),
                     "unknown-field",
                     f"unknown field '{name}'",
-                    _choices_hint(name, allowed),
+                    choices_hint(name, allowed),
                 )
         for spec in kind.fields.values():
             value = data.get(spec.id)
@@ -273,7 +256,7 @@ class _RecordCheck:
                     path,
                     "unknown-field",
                     f"unknown id scheme '{scheme}'",
-                    _choices_hint(scheme, list(self.tax.id_schemes)),
+                    choices_hint(scheme, list(self.tax.id_schemes)),
                 )
             elif self.implicit(path):
                 continue
@@ -343,7 +326,7 @@ class _RecordCheck:
                     p,
                     "unknown-value",
                     f"'{v}' is not a value of {axis.id}",
-                    _choices_hint(str(v), axis.current_ids),
+                    choices_hint(str(v), axis.current_ids),
                 )
             elif found.replaced_by:
                 self.problem(
@@ -364,6 +347,11 @@ def validate_corpus(corpus: Corpus, today: dt.date | None = None, strict: bool =
         report.extend(rec.doc.problems)
         report.extend(_RecordCheck(rec, corpus.taxonomy, today).run())
     report.extend(find_duplicates(corpus))
+    views, view_problems = load_views(corpus.taxonomy)
+    report.extend(view_problems)
+    claims = load_claims(corpus)
+    report.extend(claims.problems)
+    report.extend(flow_problems(claims, compute_flow(corpus, views)))
     return report
 
 

@@ -1,0 +1,147 @@
+"""Reads the `stats:` section of taxonomy.yaml: the cross-tabs, gap tables, scale regimes,
+trend, screening flow and agreement file that `litcorpus stats` computes.
+
+Declaring a table is an edit of taxonomy.yaml; `view_problems` checks every declaration
+against the taxonomy so that `check` catches a misspelt axis before `stats` runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .problems import Problem, did_you_mean
+from .query import Where, filter_problems
+from .taxonomy import TAXONOMY_FILE, Taxonomy
+from .yamlio import FieldPath
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstab:
+    id: str
+    label: str
+    rows: str
+    cols: str
+
+
+@dataclass(frozen=True, slots=True)
+class GapTable:
+    id: str
+    label: str
+    rows: str
+    cols: str
+    sparse_at: int
+    where: Where = field(default_factory=dict)
+    omit: tuple[str, ...] = ()
+    expected_empty: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Regime:
+    id: str
+    label: str
+    where: Where
+
+
+@dataclass(slots=True)
+class Views:
+    crosstabs: list[Crosstab] = field(default_factory=list)
+    gaps: list[GapTable] = field(default_factory=list)
+    scale_fields: list[str] = field(default_factory=list)
+    regimes: list[Regime] = field(default_factory=list)
+    trend: tuple[str, str] | None = None
+    prisma: dict[str, str] = field(default_factory=dict)
+    agreement_file: str | None = None
+
+
+def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
+    """Parse and check the stats declarations of a loaded taxonomy."""
+    doc = tax.doc
+    raw = doc.data.get("stats") if isinstance(doc.data, dict) else None
+    views, problems = Views(), list[Problem]()
+    if raw is None:
+        return views, problems
+
+    def bad(path: FieldPath, message: str, hint: str | None = None) -> None:
+        line, col = doc.where(path)
+        problems.append(Problem(TAXONOMY_FILE, "taxonomy-invalid", message, line, col,
+                                ".".join(map(str, path)), hint))
+
+    def axis(path: FieldPath, name: Any, kind: str = "paper") -> bool:
+        names = [a.id for a in tax.axes_for(kind)]
+        if name in names:
+            return True
+        guess = did_you_mean(str(name), names)
+        bad(path, f"'{name}' is not an axis of {kind} records",
+            f"did you mean '{guess}'?" if guess else None)
+        return False
+
+    def items(key: str) -> list[tuple[FieldPath, dict[str, Any]]]:
+        seq = raw.get(key) or []
+        out = []
+        for i, item in enumerate(seq if isinstance(seq, list) else []):
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                out.append((("stats", key, i), item))
+            else:
+                bad(("stats", key, i), f"each {key} entry is a mapping with an id")
+        return out
+
+    if not isinstance(raw, dict):
+        bad(("stats",), "'stats' must be a mapping")
+        return views, problems
+    for path, t in items("crosstabs"):
+        if axis((*path, "rows"), t.get("rows")) & axis((*path, "cols"), t.get("cols")):
+            views.crosstabs.append(Crosstab(t["id"], str(t.get("label", t["id"])), t["rows"],
+                                            t["cols"]))
+    for path, g in items("gaps"):
+        if not axis((*path, "rows"), g.get("rows")) & axis((*path, "cols"), g.get("cols")):
+            continue
+        where = g.get("where") or {}
+        problems += filter_problems(where, tax, "paper", doc, (*path, "where"), TAXONOMY_FILE)
+        expected = {}
+        for j, cell in enumerate(g.get("expected_empty") or []):
+            cpath = (*path, "expected_empty", j)
+            if not isinstance(cell, dict) or not cell.get("reason"):
+                bad(cpath, "an expected-empty cell needs row, col and a reason")
+                continue
+            for side in ("rows", "cols"):
+                value = cell.get(side[:-1])
+                if value not in tax.axes[g[side]].by_id:
+                    bad((*cpath, side[:-1]), f"'{value}' is not a value of {g[side]}")
+            expected[(str(cell.get("row")), str(cell.get("col")))] = str(cell["reason"])
+        sparse = g.get("sparse_at", 1)
+        if not isinstance(sparse, int):
+            bad((*path, "sparse_at"), "sparse_at is a whole number")
+            sparse = 1
+        views.gaps.append(GapTable(g["id"], str(g.get("label", g["id"])), g["rows"], g["cols"],
+                                   sparse, where, tuple(g.get("omit") or ()), expected))
+    scale = raw.get("scale") or {}
+    fields = tax.kinds["paper"].fields if "paper" in tax.kinds else {}
+    for i, name in enumerate(scale.get("fields") or []):
+        if name not in fields or fields[name].type != "int":
+            bad(("stats", "scale", "fields", i), f"'{name}' is not a numeric field")
+        else:
+            views.scale_fields.append(name)
+    for i, reg in enumerate(scale.get("regimes") or []):
+        rpath: FieldPath = ("stats", "scale", "regimes", i)
+        if not isinstance(reg, dict):
+            bad(rpath, "a regime is a mapping with id, label and where")
+            continue
+        where = reg.get("where") or {}
+        problems += filter_problems(where, tax, "paper", doc, (*rpath, "where"), TAXONOMY_FILE)
+        views.regimes.append(Regime(str(reg.get("id")), str(reg.get("label")), where))
+    trend = raw.get("trend")
+    if isinstance(trend, dict) and axis(("stats", "trend", "by"), trend.get("by")):
+        views.trend = (str(trend.get("field", "year")), trend["by"])
+    prisma = raw.get("prisma")
+    if isinstance(prisma, dict):
+        kind = str(prisma.get("kind"))
+        if kind not in tax.kinds:
+            bad(("stats", "prisma", "kind"), f"unknown record kind '{kind}'")
+        elif axis(("stats", "prisma", "stage_axis"), prisma.get("stage_axis"), kind) & axis(
+                ("stats", "prisma", "reason_axis"), prisma.get("reason_axis"), kind):
+            views.prisma = {k: str(v) for k, v in prisma.items()}
+    agreement = raw.get("agreement")
+    if isinstance(agreement, dict) and agreement.get("file"):
+        views.agreement_file = str(agreement["file"])
+    return views, problems
