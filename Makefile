@@ -6,9 +6,9 @@ STAMP   := $(VENV)/.installed
 LITCORPUS := $(BIN)/litcorpus
 
 .DEFAULT_GOAL := all
-.PHONY: all help install check test lint clean
+.PHONY: all help install check stats test golden lint clean
 
-all: check ## Install, validate the corpus (later also: write stats/ and site/)
+all: stats ## Install, validate the corpus, write stats/
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -21,11 +21,18 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## Create .venv and install the toolkit with its dev extras (quick when done)
 
-check: install ## Validate taxonomy, papers and exclusions (warnings fail too)
+check: install ## Validate taxonomy, papers, exclusions and claims (warnings fail too)
 	$(LITCORPUS) check --strict
+	$(LITCORPUS) claims > /dev/null || $(LITCORPUS) claims
+
+stats: check ## Validate, then write stats/ (tables, figures, stats.json, README.md)
+	$(LITCORPUS) stats
 
 test: install ## Run the test suite
 	$(BIN)/pytest
+
+golden: install ## Regenerate the golden files under tests/golden (review the diff)
+	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
 lint: install ## Run ruff and mypy
 	$(BIN)/ruff check scripts tests

@@ -315,6 +315,8 @@ CASES += [
      "claim-invalid", C, 11),
     ("claim-bad-operator", change(C, "{count: {le: 2, ge: 1}}", "{count: {atmost: 2}}"),
      "claim-invalid", C, 16),
+    ("agreement-unknown-key", change("reviews/second-reader.csv", "gamma-survey,", "omega,"),
+     "agreement-invalid", "reviews/second-reader.csv", 4),
     ("prisma-arithmetic", change(C, "included: 3", "included: 4"), "prisma-mismatch", C, 35),
     ("prisma-records", lambda root: (
         edit(root / C, "abstract_screen: {assessed: 5, excluded: 1}",

@@ -50,26 +50,35 @@ class ClaimResult:
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
-        return {"id": c.id, "text": c.text, "boundary": c.boundary, "held": self.held,
-                "expected": self.expected, "actual": self.actual, "keys": self.keys}
+        return {
+            "id": c.id,
+            "text": c.text,
+            "boundary": c.boundary,
+            "held": self.held,
+            "expected": self.expected,
+            "actual": self.actual,
+            "keys": self.keys,
+        }
 
 
 def load_claims(corpus: Corpus) -> ClaimsFile:
     """Read and check claims.yaml below the corpus root (an absent file holds no claims)."""
-    path = corpus.root / CLAIMS_FILE
+    file = corpus.root / CLAIMS_FILE
     out = ClaimsFile()
-    if not path.exists():
+    if not file.exists():
         return out
-    out.doc = doc = read_document(path, CLAIMS_FILE)
+    out.doc = doc = read_document(file, CLAIMS_FILE)
     out.problems += doc.problems
     tax = corpus.taxonomy
     default_kind = next(iter(tax.kinds), "")
 
-    def bad(p: FieldPath, message: str, hint: str | None = None,
-            code: str = "claim-invalid") -> None:
+    def bad(
+        p: FieldPath, message: str, hint: str | None = None, code: str = "claim-invalid"
+    ) -> None:
         line, col = doc.where(p)
-        out.problems.append(Problem(CLAIMS_FILE, code, message, line, col,
-                                    ".".join(map(str, p)) or None, hint))
+        out.problems.append(
+            Problem(CLAIMS_FILE, code, message, line, col, ".".join(map(str, p)) or None, hint)
+        )
 
     data = doc.data
     if data is None:
@@ -86,8 +95,12 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
             continue
         for name in raw:
             if name not in CLAIM_FIELDS:
-                bad((*path, name), f"unknown claim field '{name}'",
-                    f"allowed: {', '.join(CLAIM_FIELDS)}", "unknown-field")
+                bad(
+                    (*path, name),
+                    f"unknown claim field '{name}'",
+                    f"allowed: {', '.join(CLAIM_FIELDS)}",
+                    "unknown-field",
+                )
         cid, kind = raw.get("id"), raw.get("kind", default_kind)
         if not isinstance(cid, str) or not cid:
             bad(path, "a claim needs an id")
@@ -99,33 +112,47 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
             if not isinstance(raw.get(name), str) or not raw[name].strip():
                 bad(path, f"claim '{cid}' needs a {name}", code="missing-field")
         if kind not in tax.kinds:
-            bad((*path, "kind"), f"unknown record kind '{kind}'",
-                f"one of: {', '.join(tax.kinds)}")
+            bad((*path, "kind"), f"unknown record kind '{kind}'", f"one of: {', '.join(tax.kinds)}")
             continue
+        before = len(out.problems)
         where = raw.get("where") or {}
         out.problems += filter_problems(where, tax, kind, doc, (*path, "where"), CLAIMS_FILE)
-        expect = raw.get("expect")
-        if not _expect_ok(expect, kind, keys[kind], tax, doc, (*path, "expect"), bad, out):
-            continue
-        out.claims.append(Claim(cid, str(raw.get("text", "")), str(raw.get("boundary", "")),
-                                kind, where, expect))
+        expect: Any = raw.get("expect")
+        ok = _expect_ok(expect, kind, keys[kind], tax, doc, (*path, "expect"), bad, out)
+        if ok and len(out.problems) == before:  # only well-formed claims are evaluated
+            text, boundary = str(raw.get("text", "")), str(raw.get("boundary", ""))
+            out.claims.append(Claim(cid, text, boundary, kind, where, dict(expect)))
     prisma = data.get("prisma")
     out.prisma = prisma if isinstance(prisma, dict) else None
     return out
 
 
-def _expect_ok(expect: Any, kind: str, known: set[str], tax: Any, doc: Document,
-               path: FieldPath, bad: Any, out: ClaimsFile) -> bool:
+def _expect_ok(
+    expect: Any,
+    kind: str,
+    known: set[str],
+    tax: Any,
+    doc: Document,
+    path: FieldPath,
+    bad: Any,
+    out: ClaimsFile,
+) -> bool:
     forms = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
     if not isinstance(expect, dict) or not ({"count", "keys", "entry"} & set(expect)):
         bad(path, "a claim needs an expectation", forms)
         return False
     if "count" in expect:
         count = expect["count"]
-        if (not isinstance(count, dict) or not count or any(
-                op not in NUMERIC or not isinstance(n, int) for op, n in count.items())):
-            bad((*path, "count"), "count takes comparisons with whole numbers",
-                "e.g. count: {le: 2}")
+        if (
+            not isinstance(count, dict)
+            or not count
+            or any(op not in NUMERIC or not isinstance(n, int) for op, n in count.items())
+        ):
+            bad(
+                (*path, "count"),
+                "count takes comparisons with whole numbers",
+                "e.g. count: {le: 2}",
+            )
             return False
     listed = list(expect.get("keys") or [])
     if "entry" in expect:
@@ -135,8 +162,7 @@ def _expect_ok(expect: Any, kind: str, known: set[str], tax: Any, doc: Document,
             bad((*path, "has"), "entry needs has: {axis: value}")
             return False
         as_filter = {a: {"all": v if isinstance(v, list) else [v]} for a, v in has.items()}
-        out.problems.extend(filter_problems(as_filter, tax, kind, doc, (*path, "has"),
-                                            CLAIMS_FILE))
+        out.problems.extend(filter_problems(as_filter, tax, kind, doc, (*path, "has"), CLAIMS_FILE))
     for key in listed:
         if key not in known:
             bad(path, f"'{key}' is not a {kind} in the corpus", code="claim-invalid")
@@ -161,8 +187,13 @@ def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> ClaimResul
         return ClaimResult(claim, held, f"{key} has {shown}", actual, [key])
     if "keys" in expect:
         want_keys = sorted(map(str, expect["keys"]))
-        return ClaimResult(claim, hits == want_keys, f"entries == {{{', '.join(want_keys)}}}",
-                           f"{{{', '.join(hits)}}}", hits)
+        return ClaimResult(
+            claim,
+            hits == want_keys,
+            f"entries == {{{', '.join(want_keys)}}}",
+            f"{{{', '.join(hits)}}}",
+            hits,
+        )
     count = expect["count"]
     held = all(NUMERIC[op](len(hits), n) for op, n in count.items())
     expected = " and ".join(f"count {SYMBOLS[op]} {n}" for op, n in count.items())

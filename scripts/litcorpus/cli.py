@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,112 @@ def check(root: Path | None, fmt: str, strict: bool) -> None:
     report = run_check(resolve_root(root), strict=strict)
     click.echo(report.to_json() if fmt == "json" else report.to_text())
     sys.exit(0 if report.ok else 1)
+
+
+def _valid_corpus(root: Path) -> Any:
+    """Load and validate; on errors print them and exit 1 (nothing is written)."""
+    from .corpus import load_corpus
+    from .validate import validate_corpus
+
+    corpus = load_corpus(root)
+    report = validate_corpus(corpus)
+    if not report.ok:
+        click.echo(report.to_text(), err=True)
+        click.echo("litcorpus: fix the problems above first; nothing was written.", err=True)
+        sys.exit(1)
+    return corpus
+
+
+@cli.command()
+@root_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output folder (default: ROOT/stats).",
+)
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; exit 1 if the committed stats are stale.",
+)
+def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
+    """Compute statistics, gap tables, claims and figures into stats/."""
+    from .statsdir import stale_stats, write_stats
+
+    root = resolve_root(root)
+    corpus = _valid_corpus(root)
+    target = out or root / "stats"
+    if check_only:
+        changed = stale_stats(corpus, target)
+        for rel in changed:
+            click.echo(f"stale: {target.name}/{rel}")
+        click.echo(
+            f"{len(changed)} stale file(s); run 'make stats'"
+            if changed
+            else f"{target.name}/ is up to date"
+        )
+        sys.exit(1 if changed else 0)
+    result = write_stats(corpus, target)
+    broken = [c["id"] for c in result["claims"] if not c["held"]]
+    c = result["corpus"]
+    click.echo(
+        f"wrote {target}: {c['retained']} retained, {c['excluded']} excluded, "
+        f"{len(result['tables'])} tables, {len(result['figures'])} figures"
+        + (f"; BROKEN claims: {', '.join(broken)}" if broken else "")
+    )
+
+
+@cli.command()
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def claims(root: Path | None, fmt: str) -> None:
+    """Evaluate claims.yaml: each claim held or broken, with its entries."""
+    from .claims import claims_report
+
+    results, problems = claims_report(resolve_root(root))
+    if problems:
+        click.echo("\n".join(p.text() for p in problems), err=True)
+        sys.exit(1)
+    if fmt == "json":
+        click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    else:
+        for r in results:
+            click.echo(f"{'held  ' if r.held else 'BROKEN'} {r.claim.id}: {r.claim.text}")
+            click.echo(f"       expected {r.expected}; found {r.actual}")
+            if r.keys:
+                click.echo(f"       entries: {', '.join(r.keys)}")
+        held = sum(r.held for r in results)
+        click.echo(f"{held} of {len(results)} claims held")
+    sys.exit(0 if all(r.held for r in results) else 1)
+
+
+@cli.command()
+@root_option
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def agreement(root: Path | None, file: Path, fmt: str) -> None:
+    """Compare the corpus's tags with a second reader's CSV (columns key, ann_<axis>)."""
+    from .agreement import agreement as compute
+    from .agreement import agreement_text
+    from .corpus import load_corpus
+
+    result, problems = compute(load_corpus(resolve_root(root)), file)
+    for p in problems:
+        click.echo(p.text(), err=True)
+    if result is None:
+        sys.exit(1)
+    click.echo(
+        json.dumps(result, indent=2, ensure_ascii=False)
+        if fmt == "json"
+        else agreement_text(result)
+    )
+    sys.exit(1 if problems else 0)
 
 
 def main() -> None:

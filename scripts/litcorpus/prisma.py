@@ -31,11 +31,15 @@ def compute_flow(corpus: Corpus, views: Views) -> dict[str, Any] | None:
     for stage in stage_axis.values:
         here = [d for d in excluded if d.get(stage_axis.id) == stage.id]
         reasons = Counter(str(d.get(reason_axis.id)) for d in here)
-        flow["stages"].append({
-            "id": stage.id, "label": stage.label, "assessed": remaining,
-            "excluded": len(here),
-            "reasons": {v.id: reasons[v.id] for v in reason_axis.values if reasons[v.id]},
-        })
+        flow["stages"].append(
+            {
+                "id": stage.id,
+                "label": stage.label,
+                "assessed": remaining,
+                "excluded": len(here),
+                "reasons": {v.id: reasons[v.id] for v in reason_axis.values if reasons[v.id]},
+            }
+        )
         remaining -= len(here)
     return flow
 
@@ -49,11 +53,20 @@ def flow_problems(loaded: ClaimsFile, flow: dict[str, Any] | None) -> list[Probl
 
     def bad(path: tuple[str, ...], message: str) -> None:
         line, col = doc.where(("prisma", *path))
-        out.append(Problem(CLAIMS_FILE, "prisma-mismatch", message, line, col,
-                           ".".join(("prisma", *path)),
-                           "fix the declared numbers or the records' stages"))
+        out.append(
+            Problem(
+                CLAIMS_FILE,
+                "prisma-mismatch",
+                message,
+                line,
+                col,
+                ".".join(("prisma", *path)),
+                "fix the declared numbers or the records' stages",
+            )
+        )
 
-    stages = declared.get("stages") if isinstance(declared.get("stages"), dict) else {}
+    raw_stages = declared.get("stages")
+    stages: dict[str, Any] = raw_stages if isinstance(raw_stages, dict) else {}
     order = [s["id"] for s in flow["stages"]]
     if list(stages) != order:
         bad(("stages",), f"stages must be {', '.join(order)} in this order")
@@ -63,15 +76,19 @@ def flow_problems(loaded: ClaimsFile, flow: dict[str, Any] | None) -> list[Probl
         assessed = box.get("assessed") if isinstance(box, dict) else None
         excluded = box.get("excluded") if isinstance(box, dict) else None
         if assessed != carried:
-            bad(("stages", name, "assessed"),
-                f"{name}: {assessed} assessed, but the box before leaves {carried}")
+            bad(
+                ("stages", name, "assessed"),
+                f"{name}: {assessed} assessed, but the box before leaves {carried}",
+            )
         if not isinstance(assessed, int) or not isinstance(excluded, int):
             bad(("stages", name), f"{name} needs whole-number assessed and excluded")
             return out
         carried = assessed - excluded
     if declared.get("included") != carried:
-        bad(("included",), f"{declared.get('included')} included, but the last stage leaves "
-            f"{carried}")
+        bad(
+            ("included",),
+            f"{declared.get('included')} included, but the last stage leaves {carried}",
+        )
     computed = {"identified": flow["identified"], "included": flow["included"]}
     for s in flow["stages"]:
         computed[f"stages.{s['id']}.assessed"] = s["assessed"]
@@ -103,18 +120,26 @@ def prisma2020_csv(flow: dict[str, Any], reason_labels: dict[str, str]) -> str |
     rows = [
         ("database_results", "node7", "box2", "Records identified", flow["identified"]),
         ("duplicates", "node8", "box3", "Duplicate records removed", first["excluded"]),
-        ("records_screened", "node9", "box4", "Records screened on title and abstract",
-         screened["assessed"]),
-        ("records_excluded", "node10", "box5", "Records excluded on title and abstract",
-         screened["excluded"]),
+        (
+            "records_screened",
+            "node9",
+            "box4",
+            "Records screened on title and abstract",
+            screened["assessed"],
+        ),
+        (
+            "records_excluded",
+            "node10",
+            "box5",
+            "Records excluded on title and abstract",
+            screened["excluded"],
+        ),
         ("dbr_sought_reports", "node11", "box6", "Reports sought for retrieval", assessed),
         ("dbr_notretrieved_reports", "node12", "box7", "Reports not retrieved", 0),
-        ("dbr_assessed", "node13", "box8", "Reports assessed (full text and artifacts)",
-         assessed),
+        ("dbr_assessed", "node13", "box8", "Reports assessed (full text and artifacts)", assessed),
         ("dbr_excluded", "node14", "box9", "Reports excluded, with reasons", excluded_text),
         ("new_studies", "node15", "box10", "New studies included in review", flow["included"]),
-        ("total_studies", "node22", "box16", "Total studies included in review",
-         flow["included"]),
+        ("total_studies", "node22", "box16", "Total studies included in review", flow["included"]),
     ]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

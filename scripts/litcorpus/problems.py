@@ -58,6 +58,7 @@ CODES: dict[str, str] = {
     "taxonomy-duplicate-order": "Two values of an axis share an order.",
     "taxonomy-bad-redirect": "A retired value redirects to a value that is not current.",
     "claim-invalid": "A claim in claims.yaml is malformed or names an unknown entry.",
+    "agreement-invalid": "A second reader's file that cannot be compared with the corpus.",
     "prisma-mismatch": "The declared screening flow does not add up or differs from the records.",
 }
 

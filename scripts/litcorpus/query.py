@@ -21,8 +21,12 @@ from .taxonomy import Taxonomy
 from .yamlio import Document, FieldPath
 
 NUMERIC: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
-    "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
 }
 SETS = ("any", "all", "none")
 Where = dict[str, Any]
@@ -48,8 +52,7 @@ def matches(data: dict[str, Any], where: Where) -> bool:
                 ok = bool(have) == (arg in (True, "true"))
             elif op in SETS:
                 want = {str(a) for a in arg}
-                ok = {"any": bool(have & want), "all": want <= have,
-                      "none": not have & want}[op]
+                ok = {"any": bool(have & want), "all": want <= have, "none": not have & want}[op]
             else:
                 value = data.get(name)
                 ok = isinstance(value, int | float) and NUMERIC[op](value, arg)
@@ -73,8 +76,9 @@ def describe(where: Where) -> str:
     return "; ".join(parts) or "all entries"
 
 
-def filter_problems(where: Any, tax: Taxonomy, kind: str, doc: Document, path: FieldPath,
-                    file: str) -> list[Problem]:
+def filter_problems(
+    where: Any, tax: Taxonomy, kind: str, doc: Document, path: FieldPath, file: str
+) -> list[Problem]:
     """Problems of one filter: unknown fields, values and operators."""
     out: list[Problem] = []
 
@@ -91,8 +95,12 @@ def filter_problems(where: Any, tax: Taxonomy, kind: str, doc: Document, path: F
         p = (*path, name)
         if name not in axes and name not in fields:
             guess = did_you_mean(name, [*axes, *fields])
-            bad(p, "unknown-field", f"filter names unknown field '{name}'",
-                f"did you mean '{guess}'?" if guess else None)
+            bad(
+                p,
+                "unknown-field",
+                f"filter names unknown field '{name}'",
+                f"did you mean '{guess}'?" if guess else None,
+            )
             continue
         conds = {"any": cond} if isinstance(cond, list) else cond
         if not isinstance(conds, dict) or not conds:
@@ -106,8 +114,12 @@ def filter_problems(where: Any, tax: Taxonomy, kind: str, doc: Document, path: F
                 for v in arg:
                     if str(v) not in axes[name].by_id:
                         guess = did_you_mean(str(v), axes[name].current_ids)
-                        bad((*p, op), "unknown-value", f"'{v}' is not a value of {name}",
-                            f"did you mean '{guess}'?" if guess else None)
+                        bad(
+                            (*p, op),
+                            "unknown-value",
+                            f"'{v}' is not a value of {name}",
+                            f"did you mean '{guess}'?" if guess else None,
+                        )
             elif op in NUMERIC:
                 if not isinstance(arg, int | float) or isinstance(arg, bool):
                     bad((*p, op), "claim-invalid", f"'{op}' compares with a number")
@@ -115,6 +127,10 @@ def filter_problems(where: Any, tax: Taxonomy, kind: str, doc: Document, path: F
                 if arg not in (True, False, "true", "false"):
                     bad((*p, op), "claim-invalid", "'present' takes true or false")
             else:
-                bad((*p, op), "claim-invalid", f"unknown operator '{op}'",
-                    f"one of: {', '.join([*SETS, 'present', *NUMERIC])}")
+                bad(
+                    (*p, op),
+                    "claim-invalid",
+                    f"unknown operator '{op}'",
+                    f"one of: {', '.join([*SETS, 'present', *NUMERIC])}",
+                )
     return out

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .corpus import Corpus, Record, load_corpus
+from .agreement import agreement
 from .claims import load_claims
+from .corpus import Corpus, Record, load_corpus
 from .dedupe import find_duplicates
 from .prisma import compute_flow, flow_problems
 from .problems import Problem, Report, Severity, choices_hint
@@ -352,6 +352,8 @@ def validate_corpus(corpus: Corpus, today: dt.date | None = None, strict: bool =
     claims = load_claims(corpus)
     report.extend(claims.problems)
     report.extend(flow_problems(claims, compute_flow(corpus, views)))
+    if views.agreement_file:
+        report.extend(agreement(corpus, corpus.root / views.agreement_file)[1])
     return report
 
 

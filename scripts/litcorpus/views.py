@@ -64,21 +64,33 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
 
     def bad(path: FieldPath, message: str, hint: str | None = None) -> None:
         line, col = doc.where(path)
-        problems.append(Problem(TAXONOMY_FILE, "taxonomy-invalid", message, line, col,
-                                ".".join(map(str, path)), hint))
+        problems.append(
+            Problem(
+                TAXONOMY_FILE,
+                "taxonomy-invalid",
+                message,
+                line,
+                col,
+                ".".join(map(str, path)),
+                hint,
+            )
+        )
 
     def axis(path: FieldPath, name: Any, kind: str = "paper") -> bool:
         names = [a.id for a in tax.axes_for(kind)]
         if name in names:
             return True
         guess = did_you_mean(str(name), names)
-        bad(path, f"'{name}' is not an axis of {kind} records",
-            f"did you mean '{guess}'?" if guess else None)
+        bad(
+            path,
+            f"'{name}' is not an axis of {kind} records",
+            f"did you mean '{guess}'?" if guess else None,
+        )
         return False
 
     def items(key: str) -> list[tuple[FieldPath, dict[str, Any]]]:
         seq = raw.get(key) or []
-        out = []
+        out: list[tuple[FieldPath, dict[str, Any]]] = []
         for i, item in enumerate(seq if isinstance(seq, list) else []):
             if isinstance(item, dict) and isinstance(item.get("id"), str):
                 out.append((("stats", key, i), item))
@@ -91,8 +103,9 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         return views, problems
     for path, t in items("crosstabs"):
         if axis((*path, "rows"), t.get("rows")) & axis((*path, "cols"), t.get("cols")):
-            views.crosstabs.append(Crosstab(t["id"], str(t.get("label", t["id"])), t["rows"],
-                                            t["cols"]))
+            views.crosstabs.append(
+                Crosstab(t["id"], str(t.get("label", t["id"])), t["rows"], t["cols"])
+            )
     for path, g in items("gaps"):
         if not axis((*path, "rows"), g.get("rows")) & axis((*path, "cols"), g.get("cols")):
             continue
@@ -113,8 +126,18 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         if not isinstance(sparse, int):
             bad((*path, "sparse_at"), "sparse_at is a whole number")
             sparse = 1
-        views.gaps.append(GapTable(g["id"], str(g.get("label", g["id"])), g["rows"], g["cols"],
-                                   sparse, where, tuple(g.get("omit") or ()), expected))
+        views.gaps.append(
+            GapTable(
+                g["id"],
+                str(g.get("label", g["id"])),
+                g["rows"],
+                g["cols"],
+                sparse,
+                where,
+                tuple(g.get("omit") or ()),
+                expected,
+            )
+        )
     scale = raw.get("scale") or {}
     fields = tax.kinds["paper"].fields if "paper" in tax.kinds else {}
     for i, name in enumerate(scale.get("fields") or []):
@@ -139,7 +162,8 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         if kind not in tax.kinds:
             bad(("stats", "prisma", "kind"), f"unknown record kind '{kind}'")
         elif axis(("stats", "prisma", "stage_axis"), prisma.get("stage_axis"), kind) & axis(
-                ("stats", "prisma", "reason_axis"), prisma.get("reason_axis"), kind):
+            ("stats", "prisma", "reason_axis"), prisma.get("reason_axis"), kind
+        ):
             views.prisma = {k: str(v) for k, v in prisma.items()}
     agreement = raw.get("agreement")
     if isinstance(agreement, dict) and agreement.get("file"):

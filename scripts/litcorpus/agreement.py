@@ -1,0 +1,109 @@
+"""Inter-rater agreement between the corpus's tags and a second reader's.
+
+Reads a CSV with a `key` column and `ann_<axis>` columns (the second reader's tag for each
+axis, as in the survey's spot-check file); compares them with the corpus per axis: raw
+agreement, Cohen's kappa and the list of disagreements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .corpus import Corpus
+from .problems import Problem
+
+PREFIX = "ann_"
+
+
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Cohen's kappa for two raters' labels; None when chance agreement is total and the
+    raters still disagree (kappa is undefined there)."""
+    n = len(pairs)
+    if n == 0:
+        return None
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    chance = sum(first[c] * second[c] for c in first) / (n * n)
+    if chance == 1:
+        return 1.0 if observed == 1 else None
+    return (observed - chance) / (1 - chance)
+
+
+def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Per-axis agreement of the corpus with the second reader in FILE."""
+    rel = file.name
+    with contextlib.suppress(ValueError):
+        rel = file.resolve().relative_to(corpus.root.resolve()).as_posix()
+    try:
+        with open(file, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        return None, [Problem(rel, "agreement-invalid", f"cannot read the file: {exc}")]
+    columns = list(rows[0]) if rows else []
+    axes = [a.id for a in corpus.taxonomy.axes_for("paper")]
+    rated = [c[len(PREFIX) :] for c in columns if c.startswith(PREFIX) and c[len(PREFIX) :] in axes]
+    if "key" not in columns or not rated:
+        return None, [
+            Problem(
+                rel,
+                "agreement-invalid",
+                f"the file needs a 'key' column and {PREFIX}<axis> columns",
+                1,
+                1,
+                hint=f"axes: {', '.join(axes)}",
+            )
+        ]
+    papers = {r.stem: r.data for r in corpus.of("paper")}
+    problems = [
+        Problem(
+            rel,
+            "agreement-invalid",
+            f"'{row['key']}' is not an entry of the corpus",
+            i + 2,
+            1,
+            "key",
+        )
+        for i, row in enumerate(rows)
+        if row["key"] not in papers
+    ]
+    result: dict[str, Any] = {"file": rel, "n": 0, "axes": []}
+    known = [row for row in rows if row["key"] in papers]
+    result["n"] = len(known)
+    for axis in rated:
+        pairs = [(str(papers[row["key"]].get(axis)), row[PREFIX + axis]) for row in known]
+        kappa = cohen_kappa(pairs)
+        result["axes"].append(
+            {
+                "axis": axis,
+                "n": len(pairs),
+                "agreement": round(sum(a == b for a, b in pairs) / len(pairs), 4)
+                if pairs
+                else None,
+                "kappa": None if kappa is None else round(kappa, 4),
+                "disagreements": [
+                    {"key": row["key"], "corpus": a, "second_reader": b}
+                    for row, (a, b) in zip(known, pairs, strict=True)
+                    if a != b
+                ],
+            }
+        )
+    return result, problems
+
+
+def agreement_text(result: dict[str, Any]) -> str:
+    lines = [f"Agreement with {result['file']} ({result['n']} entries)", ""]
+    lines.append(f"{'axis':<22} {'n':>4} {'agreement':>10} {'kappa':>7}")
+    for a in result["axes"]:
+        kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
+        lines.append(f"{a['axis']:<22} {a['n']:>4} {a['agreement']:>10.3f} {kappa:>7}")
+    for a in result["axes"]:
+        for d in a["disagreements"]:
+            lines.append(
+                f"  {a['axis']}: {d['key']}: corpus {d['corpus']}, "
+                f"second reader {d['second_reader']}"
+            )
+    return "\n".join(lines)

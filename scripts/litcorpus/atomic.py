@@ -1,0 +1,83 @@
+"""Writes a whole output directory at once: an interrupted run leaves the old tree or the new
+one, never a mix.
+
+The new tree is built in a hidden sibling directory and swapped in with one rename
+(renameat2 RENAME_EXCHANGE where the kernel has it). Leftovers of an interrupted run are
+cleaned, or restored, on the next one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths; False where the platform cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(result == 0)
+
+
+def recover(target: Path) -> None:
+    """Undo what an interrupted swap left behind."""
+    for leftover in target.parent.glob(f".{target.name}.old-*"):
+        if not target.exists():
+            leftover.rename(target)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in target.parent.glob(f".{target.name}.new-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def write_tree(target: Path, files: dict[str, bytes]) -> None:
+    """Replace directory TARGET by exactly FILES ({relative path: content})."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    recover(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    try:
+        for rel, data in sorted(files.items()):
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        if not target.exists():
+            tmp.rename(target)
+        elif _exchange(tmp, target):
+            shutil.rmtree(tmp)
+        else:
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            target.rename(old)
+            tmp.rename(target)
+            shutil.rmtree(old)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_tree(target: Path) -> dict[str, bytes]:
+    """Every file below TARGET as {relative path: content}."""
+    if not target.is_dir():
+        return {}
+    return {
+        p.relative_to(target).as_posix(): p.read_bytes()
+        for p in sorted(target.rglob("*"))
+        if p.is_file()
+    }
+
+
+def stale(target: Path, files: dict[str, bytes]) -> list[str]:
+    """Paths that differ between TARGET on disk and FILES: changed, missing or extra."""
+    current = read_tree(target)
+    return sorted(
+        rel for rel in current.keys() | files.keys() if current.get(rel) != files.get(rel)
+    )

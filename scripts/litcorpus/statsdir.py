@@ -1,0 +1,73 @@
+"""Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown), figures/ (SVG, PNG)
+and the PRISMA2020 template, all deterministic; `--check` compares instead of writing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .atomic import stale, write_tree
+from .corpus import Corpus
+from .plots import build_figures
+from .prisma import prisma2020_csv
+from .stats import compute_stats
+from .tables import build_tables, render
+from .templating import environment
+from .views import load_views
+
+
+def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The stats dict and every file of stats/ as {relative path: bytes}."""
+    tax = corpus.taxonomy
+    stats = compute_stats(corpus)
+    views, _ = load_views(tax)
+    version, chash = stats["version"], stats["corpus"]["hash"]
+    files: dict[str, bytes] = {}
+    tables = build_tables(stats, tax)
+    index = []
+    for table in tables:
+        for ext, text in render(table, version, chash).items():
+            files[f"tables/{table.id}.{ext}"] = text.encode()
+        index.append(
+            {
+                "id": table.id,
+                "title": table.title,
+                "sha256": table.sha256,
+                "citation": table.provenance,
+                "files": [f"tables/{table.id}.{ext}" for ext in ("csv", "tex", "md")],
+            }
+        )
+    reason_axis = views.prisma.get("reason_axis") if views.prisma else None
+    figures = build_figures(stats, tax, reason_axis)
+    for name, formats in figures.items():
+        for ext, data in formats.items():
+            files[f"figures/{name}.{ext}"] = data
+    if stats["prisma"] and reason_axis:
+        labels = {v.id: v.label for v in tax.axes[reason_axis].values}
+        template = prisma2020_csv(stats["prisma"], labels)
+        if template is not None:
+            files["prisma2020.csv"] = template.encode()
+    stats["tables"] = index
+    stats["figures"] = sorted(figures)
+    files["stats.json"] = (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
+    markdown = {t.id: render(t, version, chash)["md"] for t in tables}
+    readme = (
+        environment()
+        .get_template("stats_readme.md.j2")
+        .render(stats=stats, tables=markdown, tax=tax)
+    )
+    files["README.md"] = readme.encode()
+    return stats, files
+
+
+def write_stats(corpus: Corpus, out: Path) -> dict[str, Any]:
+    stats, files = build_stats_files(corpus)
+    write_tree(out, files)
+    return stats
+
+
+def stale_stats(corpus: Corpus, out: Path) -> list[str]:
+    """Files of OUT that `write_stats` would change."""
+    return stale(out, build_stats_files(corpus)[1])

@@ -1,0 +1,19 @@
+"""The one jinja2 Environment: templates are package data, HTML and XML autoescaped."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jinja2
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("litcorpus", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "xml"]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )

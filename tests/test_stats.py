@@ -1,0 +1,252 @@
+"""`litcorpus stats`: golden outputs on the fixture corpus, claims, gaps, PRISMA, agreement,
+figures, determinism, staleness and atomic writes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import matplotlib.image
+import pytest
+
+from conftest import REPO, edit
+from golden import assert_golden
+from litcorpus import atomic
+from litcorpus.agreement import cohen_kappa
+from litcorpus.claims import Claim, evaluate_one
+from litcorpus.corpus import load_corpus
+from litcorpus.statsdir import build_stats_files, write_stats
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "litcorpus", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def built(mini_root: Path) -> tuple[dict, dict[str, bytes]]:
+    return build_stats_files(load_corpus(mini_root))
+
+
+def test_golden_stats(built: tuple[dict, dict[str, bytes]]) -> None:
+    _, files = built
+    text = {rel: data for rel, data in files.items() if not rel.startswith("figures/")}
+    assert_golden("stats", text)
+
+
+def test_stats_json_contract(built: tuple[dict, dict[str, bytes]]) -> None:
+    stats = json.loads(built[1]["stats.json"])
+    assert stats["corpus"] == {
+        "retained": 3,
+        "excluded": 2,
+        "audited": 5,
+        "hash": stats["corpus"]["hash"],
+    }
+    assert stats["counts"]["orchestration_decisions"] == {
+        "spawn": 1,
+        "delegate": 1,
+        "communicate": 0,
+        "aggregate": 0,
+        "stop": 0,
+    }
+    assert stats["counts"]["reason"]["no_rl_training"] == 1
+    assert stats["families"]["reward_type"]["R7"] == 1
+    first = stats["crosstabs"][0]
+    assert set(first) == {"id", "label", "rows_axis", "cols_axis", "rows", "cols", "cells"}
+    assert {"gaps", "claims", "prisma", "scale", "trend", "agreement", "tables"} <= set(stats)
+
+
+def test_gap_cells_are_typed(built: tuple[dict, dict[str, bytes]]) -> None:
+    stats = built[0]
+    gaps = {g["id"]: g for g in stats["gaps"]}
+    cells = {(c["row"], c["col"]): c for c in gaps["orchestration-learning-gap"]["cells"]}
+    assert cells[("spawn", "yes")]["state"] == "sparse"
+    assert cells[("spawn", "yes")]["keys"] == ["alpha-rl"]
+    assert cells[("stop", "yes")]["state"] == "empty"
+    topo = {(c["row"], c["col"]): c for c in gaps["topology-credit-gap"]["cells"]}
+    assert topo[("NA", "orchestrator")]["state"] == "expected_empty"
+    assert "orchestrator" in topo[("NA", "orchestrator")]["reason"]
+    assert topo[("swarm", "orchestrator")]["count"] == 1
+
+
+def test_filled_cell_declared_empty_is_unexpected(mini_root: Path) -> None:
+    edit(mini_root / "papers/alpha-rl.yaml", "orchestration_form: swarm", "orchestration_form: NA")
+    stats, _ = build_stats_files(load_corpus(mini_root))
+    topo = next(g for g in stats["gaps"] if g["id"] == "topology-credit-gap")
+    cell = next(c for c in topo["cells"] if (c["row"], c["col"]) == ("NA", "orchestrator"))
+    assert cell["state"] == "unexpected" and cell["keys"] == ["alpha-rl"]
+    assert topo["summary"]["unexpected"] == 1
+
+
+def test_filled_state_above_threshold(mini_root: Path) -> None:
+    text = (mini_root / "papers/alpha-rl.yaml").read_text()
+    for i in range(3):
+        key = f"alpha-copy{i}"
+        copy = text.replace("key: alpha-rl", f"key: {key}").replace("2501.00001", f"2501.1000{i}")
+        copy = copy.replace("Alpha: Learning to Spawn", f"Copy {i} of a paper on how to spawn")
+        (mini_root / f"papers/{key}.yaml").write_text(copy)
+    stats, _ = build_stats_files(load_corpus(mini_root))
+    gap = next(g for g in stats["gaps"] if g["id"] == "orchestration-learning-gap")
+    cell = next(c for c in gap["cells"] if (c["row"], c["col"]) == ("spawn", "yes"))
+    assert (cell["count"], cell["state"]) == (4, "filled")
+
+
+DATA = {
+    "a": {"category": "rl_method", "is_rl": "yes", "orchestration_decisions": ["spawn"]},
+    "b": {"category": "rl_method", "is_rl": "no", "orchestration_decisions": []},
+    "c": {"category": "benchmark", "is_rl": "no", "benchmark_measures": ["E1", "E3"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("where", "expect", "held", "keys"),
+    [
+        ({"category": ["rl_method"]}, {"count": {"eq": 2}}, True, ["a", "b"]),
+        ({"category": ["rl_method"]}, {"count": {"le": 1}}, False, ["a", "b"]),
+        ({}, {"count": {"ge": 3, "lt": 4}}, True, ["a", "b", "c"]),
+        ({"is_rl": {"none": ["yes"]}}, {"count": {"ne": 2}}, False, ["b", "c"]),
+        ({"orchestration_decisions": ["stop"]}, {"count": {"eq": 0}}, True, []),
+        ({"benchmark_measures": {"all": ["E1", "E3"]}}, {"keys": ["c"]}, True, ["c"]),
+        ({"benchmark_measures": {"all": ["E1", "E2"]}}, {"keys": ["c"]}, False, []),
+        ({"orchestration_decisions": {"present": True}}, {"keys": ["a"]}, True, ["a"]),
+        (
+            {},
+            {"entry": "a", "has": {"is_rl": "yes", "orchestration_decisions": ["spawn"]}},
+            True,
+            ["a"],
+        ),
+        ({}, {"entry": "b", "has": {"is_rl": "yes"}}, False, ["b"]),
+    ],
+)
+def test_claim_expectation_kinds(where: dict, expect: dict, held: bool, keys: list[str]) -> None:
+    result = evaluate_one(Claim("t", "text", "boundary", "paper", where, expect), DATA)
+    assert (result.held, result.keys) == (held, keys)
+
+
+def test_claims_command_exit_codes(mini_root: Path) -> None:
+    result = run("claims", "--root", str(mini_root))
+    assert result.returncode == 0 and "5 of 5 claims held" in result.stdout
+    edit(mini_root / "claims.yaml", "{keys: [alpha-rl]}", "{keys: [beta-bench]}")
+    result = run("claims", "--root", str(mini_root), "--format", "json")
+    assert result.returncode == 1
+    broken = [c for c in json.loads(result.stdout) if not c["held"]]
+    assert [(c["id"], c["keys"]) for c in broken] == [("one-spawner", ["alpha-rl"])]
+
+
+def test_prisma_flow_and_template(built: tuple[dict, dict[str, bytes]]) -> None:
+    flow = built[0]["prisma"]
+    assert [(s["id"], s["assessed"], s["excluded"]) for s in flow["stages"]] == [
+        ("duplicate_screen", 5, 0),
+        ("abstract_screen", 5, 1),
+        ("full_text_screen", 4, 0),
+        ("artifact_screen", 4, 1),
+    ]
+    assert flow["included"] == 3
+    template = built[1]["prisma2020.csv"].decode().splitlines()
+    assert template[0] == "data,node,box,description,boxtext,tooltips,url,n"
+    rows = {line.split(",")[0]: line.rsplit(",", 1)[1] for line in template[1:]}
+    assert rows["database_results"] == "5" and rows["records_excluded"] == "1"
+    assert rows["new_studies"] == "3"
+
+
+def test_stats_refuses_a_flow_that_does_not_add_up(mini_root: Path) -> None:
+    edit(mini_root / "claims.yaml", "included: 3", "included: 4")
+    result = run("stats", "--root", str(mini_root))
+    assert result.returncode == 1
+    assert "prisma-mismatch" in result.stderr
+    assert not (mini_root / "stats").exists()
+
+
+def test_kappa_hand_computed() -> None:
+    # 50 items: yes/yes 20, yes/no 5, no/yes 10, no/no 15 -> po 0.7, pe 0.5, kappa 0.4
+    pairs = [("y", "y")] * 20 + [("y", "n")] * 5 + [("n", "y")] * 10 + [("n", "n")] * 15
+    assert cohen_kappa(pairs) == pytest.approx(0.4)
+    assert cohen_kappa([("a", "a")] * 4) == 1.0
+    assert cohen_kappa([]) is None
+
+
+def test_agreement_command(mini_root: Path) -> None:
+    result = run(
+        "agreement",
+        "--root",
+        str(mini_root),
+        "--format",
+        "json",
+        str(mini_root / "reviews/second-reader.csv"),
+    )
+    assert result.returncode == 0, result.stderr
+    axes = {a["axis"]: a for a in json.loads(result.stdout)["axes"]}
+    assert axes["is_rl"]["kappa"] == pytest.approx(0.5)  # (2/3 - 1/3) / (1 - 1/3)
+    assert axes["credit_granularity"]["kappa"] == pytest.approx(0.4)  # (6/9 - 4/9) / (5/9)
+    assert axes["category"]["agreement"] == 1.0
+    assert axes["credit_granularity"]["disagreements"] == [
+        {"key": "alpha-rl", "corpus": "orchestrator", "second_reader": "agent"}
+    ]
+    text = run("agreement", "--root", str(mini_root), str(mini_root / "reviews/second-reader.csv"))
+    assert "is_rl" in text.stdout and "0.500" in text.stdout
+
+
+def test_figures_are_valid_svg_and_png(built: tuple[dict, dict[str, bytes]]) -> None:
+    figures = {rel: data for rel, data in built[1].items() if rel.startswith("figures/")}
+    names = {rel.rsplit(".", 1)[0] for rel in figures}
+    assert {
+        "figures/gap-orchestration-learning-gap",
+        "figures/coverage-orchestration-learning-gap",
+        "figures/trend",
+        "figures/prisma",
+        "figures/scale-gap",
+        "figures/counts-paper",
+    } <= names
+    for rel, data in figures.items():
+        if rel.endswith(".svg"):
+            root = ET.fromstring(data)
+            assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        else:
+            image = matplotlib.image.imread(io.BytesIO(data), format="png")
+            assert image.shape[0] > 100 and image.shape[1] > 100
+
+
+def test_output_is_deterministic(mini_root: Path) -> None:
+    _, first = build_stats_files(load_corpus(mini_root))
+    _, second = build_stats_files(load_corpus(mini_root))
+    assert first == second
+
+
+def test_stats_check_detects_staleness(mini_root: Path) -> None:
+    assert run("stats", "--root", str(mini_root)).returncode == 0
+    assert run("stats", "--root", str(mini_root), "--check").returncode == 0
+    edit(mini_root / "papers/gamma-survey.yaml", "year: 2026", "year: 2025")
+    result = run("stats", "--root", str(mini_root), "--check")
+    assert result.returncode == 1 and "stale: stats/stats.json" in result.stdout
+
+
+def test_interrupted_write_keeps_the_old_tree(mini_root: Path, monkeypatch) -> None:
+    out = mini_root / "stats"
+    write_stats(load_corpus(mini_root), out)
+    before = atomic.read_tree(out)
+    edit(mini_root / "papers/gamma-survey.yaml", "year: 2026", "year: 2025")
+    calls = {"n": 0}
+    real = Path.write_bytes
+
+    def flaky(self: Path, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise KeyboardInterrupt
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        write_stats(load_corpus(mini_root), out)
+    monkeypatch.undo()
+    assert atomic.read_tree(out) == before
+    assert [p.name for p in mini_root.iterdir() if p.name.startswith(".stats")] == []
+
+
+def test_shipped_stats_are_current() -> None:
+    result = run("stats", "--root", str(REPO), "--check")
+    assert result.returncode == 0, result.stdout
