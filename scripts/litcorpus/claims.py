@@ -18,6 +18,7 @@ from .query import NUMERIC, Where, filter_problems, matches
 from .yamlio import Document, FieldPath, read_document
 
 CLAIMS_FILE = "claims.yaml"
+ALL_KINDS = "all"  # a claim over every record kind (a headline count)
 CLAIM_FIELDS = ("id", "text", "boundary", "kind", "where", "expect")
 SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
@@ -111,14 +112,23 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
         for name in ("text", "boundary"):
             if not isinstance(raw.get(name), str) or not raw[name].strip():
                 bad(path, f"claim '{cid}' needs a {name}", code="missing-field")
-        if kind not in tax.kinds:
-            bad((*path, "kind"), f"unknown record kind '{kind}'", f"one of: {', '.join(tax.kinds)}")
+        if kind == ALL_KINDS:
+            if raw.get("where") or set(raw.get("expect") or {}) != {"count"}:
+                bad((*path, "kind"), "kind 'all' counts every record: no where, only count")
+                continue
+        elif kind not in tax.kinds:
+            bad(
+                (*path, "kind"),
+                f"unknown record kind '{kind}'",
+                f"one of: {', '.join([*tax.kinds, ALL_KINDS])}",
+            )
             continue
         before = len(out.problems)
         where = raw.get("where") or {}
-        out.problems += filter_problems(where, tax, kind, doc, (*path, "where"), CLAIMS_FILE)
+        if kind != ALL_KINDS:
+            out.problems += filter_problems(where, tax, kind, doc, (*path, "where"), CLAIMS_FILE)
         expect: Any = raw.get("expect")
-        ok = _expect_ok(expect, kind, keys[kind], tax, doc, (*path, "expect"), bad, out)
+        ok = _expect_ok(expect, kind, keys.get(kind, set()), tax, doc, (*path, "expect"), bad, out)
         if ok and len(out.problems) == before:  # only well-formed claims are evaluated
             text, boundary = str(raw.get("text", "")), str(raw.get("boundary", ""))
             out.claims.append(Claim(cid, text, boundary, kind, where, dict(expect)))
@@ -171,6 +181,7 @@ def _expect_ok(
 
 def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
     data = {kind: {r.stem: r.data for r in corpus.of(kind)} for kind in corpus.taxonomy.kinds}
+    data[ALL_KINDS] = {r.path: r.data for r in corpus}
     return [evaluate_one(c, data[c.kind]) for c in claims]
 
 

@@ -135,7 +135,8 @@ def claims(root: Path | None, fmt: str) -> None:
             click.echo(f"{'held  ' if r.held else 'BROKEN'} {r.claim.id}: {r.claim.text}")
             click.echo(f"       expected {r.expected}; found {r.actual}")
             if r.keys:
-                click.echo(f"       entries: {', '.join(r.keys)}")
+                more = f" and {len(r.keys) - 20} more" if len(r.keys) > 20 else ""
+                click.echo(f"       entries: {', '.join(r.keys[:20])}{more}")
         held = sum(r.held for r in results)
         click.echo(f"{held} of {len(results)} claims held")
     sys.exit(0 if all(r.held for r in results) else 1)
