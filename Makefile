@@ -6,9 +6,11 @@ STAMP   := $(VENV)/.installed
 LITCORPUS := $(BIN)/litcorpus
 
 .DEFAULT_GOAL := all
-.PHONY: all help install check stats test golden lint clean
+NODE_STAMP := tests/awesome/node_modules/.installed
 
-all: stats ## Install, validate the corpus, write stats/
+.PHONY: all help install check stats readme site serve test golden lint clean
+
+all: site ## Install, validate, write stats/, regenerate the README list, build site/
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -28,7 +30,20 @@ check: install ## Validate taxonomy, papers, exclusions and claims (warnings fai
 stats: check ## Validate, then write stats/ (tables, figures, stats.json, README.md)
 	$(LITCORPUS) stats
 
-test: install ## Run the test suite
+readme: check ## Regenerate the awesome list between the markers in README.md
+	$(LITCORPUS) readme
+
+site: stats readme ## Build the static site into site/ (open site/index.html)
+	$(LITCORPUS) site
+
+serve: site ## Serve site/ on http://127.0.0.1:8000
+	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory site
+
+$(NODE_STAMP): tests/awesome/package.json tests/awesome/package-lock.json
+	cd tests/awesome && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+test: install $(NODE_STAMP) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest
 
 golden: install ## Regenerate the golden files under tests/golden (review the diff)

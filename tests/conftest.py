@@ -18,6 +18,8 @@ def mini_root(tmp_path: Path) -> Path:
     root = tmp_path / "corpus"
     shutil.copytree(FIXTURES / "corpus", root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    (root / "traces").mkdir()
+    shutil.copy(REPO / "traces" / "trace.schema.json", root / "traces" / "trace.schema.json")
     return root
 
 

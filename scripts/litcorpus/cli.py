@@ -167,5 +167,49 @@ def agreement(root: Path | None, file: Path, fmt: str) -> None:
     sys.exit(1 if problems else 0)
 
 
+@cli.command()
+@root_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output folder (default: ROOT/site).",
+)
+def site(root: Path | None, out: Path | None) -> None:
+    """Build the static site (list, paper pages, taxonomy, gap map, stats, claims)."""
+    from .site import write_site
+
+    root = resolve_root(root)
+    corpus = _valid_corpus(root)
+    target = out or root / "site"
+    n = write_site(corpus, target)
+    click.echo(f"wrote {target}: {n} files; open {target / 'index.html'}")
+
+
+@cli.command()
+@root_option
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; exit 1 if README.md's generated list is stale.",
+)
+def readme(root: Path | None, check_only: bool) -> None:
+    """Regenerate the awesome list in README.md between its markers."""
+    from .readme import ReadmeError, update_readme
+
+    root = resolve_root(root)
+    corpus = _valid_corpus(root)
+    try:
+        changed = update_readme(corpus, root / "README.md", check_only)
+    except (ReadmeError, OSError) as exc:
+        click.echo(f"litcorpus: {exc}", err=True)
+        sys.exit(1)
+    if check_only:
+        click.echo("README.md is stale; run 'make'" if changed else "README.md is up to date")
+        sys.exit(1 if changed else 0)
+    click.echo("README.md updated" if changed else "README.md already up to date")
+
+
 def main() -> None:
     cli(prog_name="litcorpus")

@@ -52,13 +52,47 @@ class Views:
     trend: tuple[str, str] | None = None
     prisma: dict[str, str] = field(default_factory=dict)
     agreement_file: str | None = None
+    readme_tags: list[str] = field(default_factory=list)
+    group_by: str | None = None
 
 
 def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
     """Parse and check the stats declarations of a loaded taxonomy."""
     doc = tax.doc
-    raw = doc.data.get("stats") if isinstance(doc.data, dict) else None
+    top = doc.data if isinstance(doc.data, dict) else {}
+    raw = top.get("stats")
     views, problems = Views(), list[Problem]()
+    site: dict[str, Any] = top["site"] if isinstance(top.get("site"), dict) else {}
+    for i, name in enumerate(site.get("readme_tags") or []):
+        if name in tax.axes:
+            views.readme_tags.append(name)
+        else:
+            line, col = doc.where(("site", "readme_tags", i))
+            problems.append(
+                Problem(
+                    TAXONOMY_FILE,
+                    "taxonomy-invalid",
+                    f"readme_tags names unknown axis '{name}'",
+                    line,
+                    col,
+                    "site.readme_tags",
+                )
+            )
+    group = site.get("group_by")
+    if group is not None and group in tax.axes and not tax.axes[group].multi:
+        views.group_by = group
+    elif group is not None:
+        line, col = doc.where(("site", "group_by"))
+        problems.append(
+            Problem(
+                TAXONOMY_FILE,
+                "taxonomy-invalid",
+                f"group_by must name a single-valued axis, not '{group}'",
+                line,
+                col,
+                "site.group_by",
+            )
+        )
     if raw is None:
         return views, problems
 

@@ -1,0 +1,155 @@
+"""Exports the retained corpus: BibTeX (bibtexparser v2), CSL-JSON, CSV and JSON.
+
+Reads a loaded corpus; each exporter returns text. BibTeX keys are the corpus keys; titles
+are LaTeX-encoded with acronyms brace-protected so styles do not lower-case them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any
+
+import bibtexparser
+from bibtexparser.model import Entry, Field
+from pylatexenc.latexencode import unicode_to_latex
+
+from .corpus import Corpus
+
+CONFERENCE = re.compile(
+    r"NeurIPS|ICLR|ICML|ACL|EMNLP|NAACL|COLM|AAAI|AAMAS|AISec|Findings|"
+    r"Workshop|OpenReview|ARR\b"
+)
+REPORT = re.compile(r"Report|Blog|Documentation|Post", re.IGNORECASE)
+ACRONYM = re.compile(r"(?<![\\{\w])([A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9.-]*)")
+
+
+def _latex(text: str) -> str:
+    return str(unicode_to_latex(text, non_ascii_only=False, unknown_char_policy="keep"))
+
+
+def latex_title(title: str) -> str:
+    """LaTeX-safe title with words of two or more capitals (LLM, GRPO, MAGRPO) in braces."""
+    return ACRONYM.sub(lambda m: "{" + m.group(1) + "}", _latex(title))
+
+
+def _person(name: str) -> str:
+    return (
+        name
+        if name == "others"
+        else ("{" + _latex(name) + "}" if "," not in name else _latex(name))
+    )
+
+
+def entry_type(data: dict[str, Any]) -> tuple[str, str]:
+    """(BibTeX type, the field that names the venue)."""
+    venue = str(data.get("venue", ""))
+    if REPORT.search(venue) or (not (data.get("ids") or {}).get("arxiv") and "arXiv" in venue):
+        return "misc", "howpublished"
+    if CONFERENCE.search(venue) and "arXiv" not in venue:
+        return "inproceedings", "booktitle"
+    return "article", "journal"
+
+
+def papers(corpus: Corpus) -> list[dict[str, Any]]:
+    return [r.data for r in sorted(corpus.of("paper"), key=lambda r: r.stem)]
+
+
+def bibtex_entry(data: dict[str, Any]) -> Entry:
+    kind, venue_field = entry_type(data)
+    ids = data.get("ids") or {}
+    venue = str(data.get("venue", ""))
+    if kind == "article" and "arXiv" in venue and ids.get("arxiv"):
+        venue = f"arXiv preprint arXiv:{ids['arxiv']}"
+    fields = [
+        Field("title", latex_title(str(data["title"]))),
+        Field("author", " and ".join(_person(a) for a in data.get("authors", []))),
+        Field("year", str(data["year"])),
+        Field(venue_field, _latex(venue)),
+    ]
+    if ids.get("doi"):
+        fields.append(Field("doi", ids["doi"]))
+    if ids.get("arxiv"):
+        fields += [Field("eprint", ids["arxiv"]), Field("archiveprefix", "arXiv")]
+    fields.append(Field("url", str(data["url"])))
+    return Entry(kind, str(data["key"]), fields)
+
+
+def to_bibtex(corpus: Corpus) -> str:
+    library = bibtexparser.Library()
+    for data in papers(corpus):
+        library.add(bibtex_entry(data))
+    return bibtexparser.write_string(library)
+
+
+def entry_bibtex(data: dict[str, Any]) -> str:
+    library = bibtexparser.Library()
+    library.add(bibtex_entry(data))
+    return bibtexparser.write_string(library).strip() + "\n"
+
+
+def _csl_name(name: str) -> dict[str, str]:
+    if "," in name:
+        family, given = (p.strip() for p in name.split(",", 1))
+        return {"family": family, "given": given}
+    return {"literal": name}
+
+
+def to_csl_json(corpus: Corpus) -> str:
+    items = []
+    for d in papers(corpus):
+        kind, _ = entry_type(d)
+        ids = d.get("ids") or {}
+        item: dict[str, Any] = {
+            "id": d["key"],
+            "type": {"article": "article-journal", "inproceedings": "paper-conference"}.get(
+                kind, "report" if "Report" in str(d.get("venue")) else "webpage"
+            ),
+            "title": d["title"],
+            "author": [_csl_name(a) for a in d.get("authors", []) if a != "others"],
+            "issued": {"date-parts": [[d["year"]]]},
+            "container-title": d.get("venue"),
+            "URL": d["url"],
+        }
+        if "arXiv" in str(d.get("venue")) and ids.get("arxiv"):
+            item["type"] = "article"
+            item["number"] = f"arXiv:{ids['arxiv']}"
+        if ids.get("doi"):
+            item["DOI"] = ids["doi"]
+        items.append(item)
+    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_json(corpus: Corpus) -> str:
+    return json.dumps(papers(corpus), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(corpus: Corpus) -> str:
+    """One row per entry; lists joined with '; ', id schemes as ids.<scheme> columns."""
+    rows = papers(corpus)
+    columns = corpus.taxonomy.allowed_fields("paper")
+    schemes = list(corpus.taxonomy.id_schemes)
+    header = [c for c in columns if c != "ids"]
+    header[header.index("url") : header.index("url")] = [f"ids.{s}" for s in schemes]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for d in rows:
+        ids = d.get("ids") or {}
+        row = []
+        for col in header:
+            value = ids.get(col[4:]) if col.startswith("ids.") else d.get(col)
+            row.append(
+                "; ".join(map(str, value))
+                if isinstance(value, list)
+                else ""
+                if value is None
+                else value
+            )
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+EXPORTERS = {"bibtex": to_bibtex, "csl-json": to_csl_json, "csv": to_csv, "json": to_json}

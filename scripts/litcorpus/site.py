@@ -1,0 +1,262 @@
+"""Builds the static site (jinja2): the faceted list, per-paper pages, taxonomy, statistics,
+gap map, claims, screening and trace-schema pages, and the downloads.
+
+Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
+bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from .corpus import Corpus
+from .export import EXPORTERS, entry_bibtex
+from .statsdir import build_stats_files
+from .tables import build_tables, render
+from .taxonomy import Taxonomy
+from .templating import environment
+from .views import load_views
+
+T = TypeVar("T")
+
+PAGES = [
+    ("index.html", "Papers"),
+    ("taxonomy.html", "Taxonomy"),
+    ("gaps.html", "Gap map"),
+    ("stats.html", "Statistics"),
+    ("claims.html", "Claims"),
+    ("screening.html", "Screening"),
+    ("traces.html", "Traces"),
+]
+SCHEMA = "traces/trace.schema.json"
+
+
+def safe_url(url: Any) -> str | None:
+    """The URL if it is an http(s) address, else None (never rendered as a link)."""
+    if not isinstance(url, str):
+        return None
+    parts = urlsplit(url.strip())
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    axis: str
+    axis_label: str
+    value: str
+    label: str
+    code: str | None
+
+
+def _shared_labels(tax: Taxonomy) -> set[str]:
+    """Value labels that more than one axis uses (Yes, No, Debate): chips name their axis."""
+    seen: dict[str, set[str]] = {}
+    for axis in tax.axes_for("paper"):
+        for v in axis.values:
+            seen.setdefault(v.label, set()).add(axis.id)
+    return {label for label, axes in seen.items() if len(axes) > 1}
+
+
+def tags_of(data: dict[str, Any], tax: Taxonomy) -> list[Tag]:
+    out = []
+    shared = _shared_labels(tax)
+    for axis in tax.axes_for("paper"):
+        raw = data.get(axis.id)
+        for value in raw if isinstance(raw, list) else [] if raw is None else [raw]:
+            v = axis.by_id.get(str(value))
+            label = v.label if v else str(value)
+            if label in shared:
+                label = f"{axis.label}: {label}"
+            out.append(Tag(axis.id, axis.label, str(value), label, axis.code_of(str(value))))
+    return out
+
+
+def links_of(data: dict[str, Any], tax: Taxonomy) -> list[tuple[str, str]]:
+    """(label, href) for the paper's address and each identifier with a resolver."""
+    links: list[tuple[str, str]] = []
+    for url in [data.get("url"), *(data.get("extra_urls") or [])]:
+        if safe_url(url):
+            links.append(("Paper" if not links else "Also", str(safe_url(url))))
+    for scheme, ident in (data.get("ids") or {}).items():
+        spec = tax.id_schemes.get(scheme)
+        href = safe_url(spec.url.format(id=ident)) if spec else None
+        if href and href not in {h for _, h in links}:
+            links.append((spec.label if spec else scheme, href))
+    return links
+
+
+def entry_view(data: dict[str, Any], tax: Taxonomy) -> dict[str, Any]:
+    authors = [a for a in data.get("authors", []) if isinstance(a, str)]
+    first = authors[0] if authors else ""
+    tags = tags_of(data, tax)
+    facets: dict[str, list[str]] = {}
+    for t in tags:
+        facets.setdefault(t.axis, []).append(t.value)
+    return {
+        "key": data["key"],
+        "title": data.get("title", ""),
+        "url": safe_url(data.get("url")),
+        "authors": authors,
+        "first_author": first,
+        "et_al": len(authors) > 1,
+        "year": data.get("year"),
+        "venue": data.get("venue", ""),
+        "affiliation": data.get("affiliation", ""),
+        "summary": data.get("summary", ""),
+        "notes": data.get("notes", ""),
+        "tags": tags,
+        "links": links_of(data, tax),
+        "facets": {a: " ".join(v) for a, v in facets.items()},
+        "data": data,
+    }
+
+
+def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[str, list[T]]]:
+    """Items in sections by the taxonomy's site.group_by axis, in value order; empty sections
+    are dropped. ITEMS pairs each record's data with what goes into the section."""
+    axis = load_views(tax)[0].group_by
+    if axis is None:
+        return [("Entries", [item for _, item in items])] if items else []
+    sections = [
+        (v.label, [item for data, item in items if data.get(axis) == v.id])
+        for v in tax.axes[axis].values
+    ]
+    return [(label, members) for label, members in sections if members]
+
+
+def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
+    """Flatten a JSON Schema's properties into documented rows (name, type, required, text)."""
+    rows = []
+    required = set(schema.get("required", []))
+    for name, prop in schema.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        kind = prop.get("type") or ("enum" if "enum" in prop else "")
+        if kind == "array":
+            kind = f"array of {prop.get('items', {}).get('type', 'values')}"
+        rows.append(
+            {
+                "name": path,
+                "type": kind,
+                "required": name in required,
+                "values": prop.get("enum", []),
+                "description": prop.get("description", ""),
+            }
+        )
+        inner = prop.get("items") if prop.get("type") == "array" else prop
+        if isinstance(inner, dict) and "properties" in inner:
+            rows += schema_rows(inner, f"{path}{'[]' if prop.get('type') == 'array' else ''}.")
+    return rows
+
+
+def _static() -> dict[str, bytes]:
+    folder = resources.files("litcorpus") / "static"
+    return {
+        f"assets/{f.name}": f.read_bytes()
+        for f in sorted(folder.iterdir(), key=lambda f: f.name)
+        if f.is_file()
+    }
+
+
+def build_site(corpus: Corpus) -> dict[str, bytes]:
+    """Every file of the site as {relative path: bytes}."""
+    tax = corpus.taxonomy
+    stats, stats_files = build_stats_files(corpus)
+    records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
+    entries = [entry_view(r.data, tax) for r in records]
+    by_key = {e["key"]: e for e in entries}
+    categories = grouped(tax, [(e["data"], e) for e in entries])
+    related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}
+    for gap in stats["gaps"]:
+        for cell in gap["cells"]:
+            for key in cell["keys"]:
+                others = [k for k in cell["keys"] if k != key]
+                if others:
+                    related[key].append({"gap": gap, "cell": cell, "keys": others})
+    exclusions = sorted((r.data for r in corpus.of("exclusion")), key=lambda d: str(d["id"]))
+    schema_path = corpus.root / SCHEMA
+    schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
+    env = environment()
+    common = {
+        "tax": tax,
+        "stats": stats,
+        "pages": PAGES,
+        "by_key": by_key,
+        "version": stats["version"],
+        "corpus_hash": stats["corpus"]["hash"],
+    }
+    files: dict[str, bytes] = {}
+
+    def page(path: str, template: str, **context: Any) -> None:
+        depth = path.count("/")
+        html = env.get_template(template).render(
+            **common, **context, base="../" * depth, current=path
+        )
+        files[path] = html.encode()
+
+    page(
+        "index.html",
+        "index.html.j2",
+        categories=categories,
+        entries=entries,
+        facet_axes=tax.axes_for("paper"),
+    )
+    for e in entries:
+        src = (corpus.root / "papers" / f"{e['key']}.yaml").read_bytes()
+        files[f"src/papers/{e['key']}.yaml"] = src
+        page(
+            f"papers/{e['key']}.html",
+            "paper.html.j2",
+            e=e,
+            bibtex=entry_bibtex(e["data"]),
+            related=related[e["key"]],
+        )
+    members: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in sorted(entries, key=lambda e: str(e["title"]).lower()):
+        for t in e["tags"]:
+            members.setdefault((t.axis, t.value), []).append(e)
+    page("taxonomy.html", "taxonomy.html.j2", members=members)
+    tables = build_tables(stats, tax)
+    for t in tables:
+        render(t, stats["version"], stats["corpus"]["hash"])
+    page("stats.html", "stats.html.j2", tables=tables)
+    page("gaps.html", "gaps.html.j2")
+    page("claims.html", "claims.html.j2")
+    page("screening.html", "screening.html.j2", exclusions=exclusions)
+    page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
+    for rel, data in stats_files.items():
+        files[f"stats/{rel}"] = data
+    if schema:
+        files[SCHEMA] = schema_path.read_bytes()
+    for fmt, name in (
+        ("json", "corpus.json"),
+        ("csv", "corpus.csv"),
+        ("bibtex", "papers.bib"),
+        ("csl-json", "corpus.csl.json"),
+    ):
+        files[f"downloads/{name}"] = EXPORTERS[fmt](corpus).encode()
+    search = {
+        e["key"]: " ".join(
+            [str(e["title"]), *e["authors"], str(e["summary"]), str(e["notes"])]
+        ).lower()
+        for e in entries
+    }
+    files["assets/search-index.js"] = (
+        "window.LITCORPUS_SEARCH = "
+        + json.dumps(search, ensure_ascii=False, sort_keys=True)
+        + ";\n"
+    ).encode()
+    files.update(_static())
+    return files
+
+
+def write_site(corpus: Corpus, out: Path) -> int:
+    from .atomic import write_tree
+
+    files = build_site(corpus)
+    write_tree(out, files)
+    return len(files)
