@@ -12,15 +12,29 @@ FIXTURES = REPO / "tests" / "fixtures"
 REFERENCE = REPO.parent / "shared" / "reference"
 
 
-@pytest.fixture
-def mini_root(tmp_path: Path) -> Path:
-    """A valid three-paper, two-exclusion corpus with the real taxonomy."""
-    root = tmp_path / "corpus"
+def make_mini_root(parent: Path) -> Path:
+    """Copy the small valid fixture corpus, with the real taxonomy, below PARENT."""
+    root = parent / "corpus"
     shutil.copytree(FIXTURES / "corpus", root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
     (root / "traces").mkdir()
     shutil.copy(REPO / "traces" / "trace.schema.json", root / "traces" / "trace.schema.json")
     return root
+
+
+@pytest.fixture
+def mini_root(tmp_path: Path) -> Path:
+    """A valid three-paper, two-exclusion corpus with the real taxonomy (yours to modify)."""
+    return make_mini_root(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def mini_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The site of the unmodified fixture corpus, built once (read-only)."""
+    from litcorpus.corpus import load_corpus
+    from litcorpus.site import build_site
+
+    return build_site(load_corpus(make_mini_root(tmp_path_factory.mktemp("mini"))))
 
 
 def edit(path: Path, old: str, new: str) -> None:

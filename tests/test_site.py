@@ -30,13 +30,12 @@ PAGES = [
 ]
 
 
-def test_golden_html(mini_root: Path) -> None:
-    files = build_site(load_corpus(mini_root))
-    assert_golden("site", {p: files[p] for p in PAGES})
+def test_golden_html(mini_site: dict[str, bytes]) -> None:
+    assert_golden("site", {p: mini_site[p] for p in PAGES})
 
 
-def test_site_layout_and_downloads(mini_root: Path) -> None:
-    files = build_site(load_corpus(mini_root))
+def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
+    files = mini_site
     for path in [
         "assets/app.js",
         "assets/style.css",
@@ -57,9 +56,8 @@ def test_site_layout_and_downloads(mini_root: Path) -> None:
     assert "Content-Security-Policy" in index and "'unsafe-inline'" not in index
 
 
-def test_site_is_deterministic(mini_root: Path) -> None:
-    corpus = load_corpus(mini_root)
-    assert build_site(corpus) == build_site(corpus)
+def test_site_is_deterministic(mini_root: Path, mini_site: dict[str, bytes]) -> None:
+    assert build_site(load_corpus(mini_root)) == mini_site
 
 
 def test_only_http_links_are_rendered() -> None:
@@ -157,8 +155,8 @@ def test_awesome_lint_catches_a_bad_item(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_pages_have_landmarks_and_labels(mini_root: Path, page: str) -> None:
-    html = build_site(load_corpus(mini_root))[page].decode()
+def test_pages_have_landmarks_and_labels(mini_site: dict[str, bytes], page: str) -> None:
+    html = mini_site[page].decode()
     for landmark in ("<header", "<nav aria-label=", '<main id="main"', "<footer", 'lang="en"'):
         assert landmark in html
     if page == "index.html":

@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.image
 import pytest
 
-from conftest import REPO, edit
+from conftest import REPO, edit, make_mini_root
 from golden import assert_golden
 from litcorpus import atomic
 from litcorpus.agreement import cohen_kappa
@@ -28,9 +28,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def built(mini_root: Path) -> tuple[dict, dict[str, bytes]]:
-    return build_stats_files(load_corpus(mini_root))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, bytes]]:
+    return build_stats_files(load_corpus(make_mini_root(tmp_path_factory.mktemp("stats"))))
 
 
 def test_golden_stats(built: tuple[dict, dict[str, bytes]]) -> None:
@@ -211,10 +211,8 @@ def test_figures_are_valid_svg_and_png(built: tuple[dict, dict[str, bytes]]) -> 
             assert image.shape[0] > 100 and image.shape[1] > 100
 
 
-def test_output_is_deterministic(mini_root: Path) -> None:
-    _, first = build_stats_files(load_corpus(mini_root))
-    _, second = build_stats_files(load_corpus(mini_root))
-    assert first == second
+def test_output_is_deterministic(mini_root: Path, built: tuple[dict, dict[str, bytes]]) -> None:
+    assert build_stats_files(load_corpus(mini_root))[1] == built[1]
 
 
 def test_stats_check_detects_staleness(mini_root: Path) -> None:
