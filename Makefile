@@ -7,6 +7,7 @@ LITCORPUS := $(BIN)/litcorpus
 
 .DEFAULT_GOAL := all
 NODE_STAMP := tests/awesome/node_modules/.installed
+CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
 .PHONY: all help install check stats readme site serve test golden lint clean
 
@@ -43,7 +44,13 @@ $(NODE_STAMP): tests/awesome/package.json tests/awesome/package-lock.json
 	cd tests/awesome && npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-test: install $(NODE_STAMP) ## Run the test suite (browser tests use /usr/bin/chromium)
+# The Citation File Format 1.2.0 schema, as shipped inside cffconvert's wheel on PyPI.
+$(CFF_SCHEMA):
+	mkdir -p .cache/cffconvert
+	$(BIN)/pip download --quiet --no-deps --dest .cache/cffconvert cffconvert==2.0.0
+	$(BIN)/python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob('.cache/cffconvert/*.whl')[0]); open(sys.argv[1], 'wb').write(z.read('cffconvert/schemas/1.2.0/schema.json'))" $(CFF_SCHEMA)
+
+test: install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest
 
 golden: install ## Regenerate the golden files under tests/golden (review the diff)

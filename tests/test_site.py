@@ -40,16 +40,16 @@ def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
         "assets/app.js",
         "assets/style.css",
         "assets/search-index.js",
-        "downloads/corpus.json",
-        "downloads/corpus.csv",
-        "downloads/papers.bib",
+        "stats/exports/corpus.json",
+        "stats/exports/corpus.csv",
+        "stats/exports/papers.bib",
         "src/papers/alpha-rl.yaml",
         "stats/figures/gap-orchestration-learning-gap.svg",
         "stats/tables/claims.csv",
         "traces/trace.schema.json",
     ]:
         assert path in files, path
-    corpus = json.loads(files["downloads/corpus.json"])
+    corpus = json.loads(files["stats/exports/corpus.json"])
     assert [d["key"] for d in corpus] == ["alpha-rl", "beta-bench", "gamma-survey"]
     index = files["index.html"].decode()
     assert index.count('class="entry" data-key=') == 3

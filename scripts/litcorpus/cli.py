@@ -211,5 +211,159 @@ def readme(root: Path | None, check_only: bool) -> None:
     click.echo("README.md updated" if changed else "README.md already up to date")
 
 
+@cli.command()
+@root_option
+@click.option(
+    "--bibtex",
+    "bibtex_file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="BibTeX file with one or more entries ('-' reads standard input).",
+)
+@click.option("--arxiv", "arxiv_id", default=None, help="An arXiv id; metadata from the arXiv API.")
+def add(root: Path | None, bibtex_file: Any, arxiv_id: str | None) -> None:
+    """Scaffold papers/<key>.yaml from BibTeX or arXiv; never overwrites."""
+    from .add import AddError, add_entries, drafts_from_arxiv, drafts_from_bibtex, fetch_arxiv
+    from .corpus import load_corpus
+
+    if (bibtex_file is None) == (arxiv_id is None):
+        raise click.UsageError("give exactly one of --bibtex FILE and --arxiv ID")
+    root = resolve_root(root)
+    corpus = load_corpus(root)
+    try:
+        if bibtex_file is not None:
+            drafts = drafts_from_bibtex(bibtex_file.read())
+        else:
+            drafts = drafts_from_arxiv(fetch_arxiv(str(arxiv_id)))
+        written = add_entries(corpus, drafts)
+    except AddError as exc:
+        click.echo(f"litcorpus add: {exc}", err=True)
+        sys.exit(1)
+    for path in written:
+        click.echo(f"wrote {path.relative_to(root)}")
+    click.echo("next: fill the empty fields, then run 'litcorpus check'")
+
+
+@cli.command()
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["bibtex", "csl-json", "csv", "json"]), required=True
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
+def export(root: Path | None, fmt: str, out: Path | None) -> None:
+    """Export the retained corpus as BibTeX, CSL-JSON, CSV or JSON."""
+    from .export import EXPORTERS
+
+    root = resolve_root(root)
+    text = EXPORTERS[fmt](_valid_corpus(root))
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+
+
+@cli.command(name="diff")
+@root_option
+@click.argument("ref")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
+def diff_command(root: Path | None, ref: str, fmt: str) -> None:
+    """What changed since a git REF: entries, tags, counts, gap cells, claims."""
+    from .diff import DiffError, diff, to_markdown, to_text
+
+    try:
+        result = diff(resolve_root(root), ref)
+    except DiffError as exc:
+        click.echo(f"litcorpus diff: {exc}", err=True)
+        sys.exit(1)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    else:
+        click.echo(
+            to_markdown(result) if fmt == "markdown" else to_text(result), nl=fmt != "markdown"
+        )
+
+
+@cli.command()
+@root_option
+@click.option(
+    "--changed-since",
+    "since",
+    default=None,
+    metavar="REF",
+    help="Check only URLs that the change since git REF adds.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--timeout", type=float, default=10.0, show_default=True, help="Seconds per request.")
+@click.option("--retries", type=int, default=2, show_default=True)
+@click.option(
+    "--workers", type=int, default=8, show_default=True, help="Requests in flight at once."
+)
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write .cache/links.json.")
+@click.option(
+    "--unverifiable-host",
+    "hosts",
+    multiple=True,
+    metavar="HOST",
+    help="Treat 401/403/429/503 from HOST as bot protection (repeatable).",
+)
+def links(
+    root: Path | None,
+    since: str | None,
+    fmt: str,
+    timeout: float,
+    retries: int,
+    workers: int,
+    no_cache: bool,
+    hosts: tuple[str, ...],
+) -> None:
+    """Check every URL in the corpus: ok, redirected, dead, unverifiable or error."""
+    import tempfile
+
+    from .corpus import load_corpus
+    from .diff import DiffError, corpus_at
+    from .links import BOT_PROTECTED, CACHE, check_links, collect_urls, report_text
+
+    root = resolve_root(root)
+    urls = collect_urls(load_corpus(root))
+    if since:
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                old = set(collect_urls(corpus_at(root, since, Path(tmp))))
+        except DiffError as exc:
+            click.echo(f"litcorpus links: {exc}", err=True)
+            sys.exit(1)
+        urls = {u: r for u, r in urls.items() if u not in old}
+    results = check_links(
+        urls,
+        None if no_cache else root / CACHE,
+        workers,
+        timeout,
+        retries,
+        BOT_PROTECTED | frozenset(hosts),
+    )
+    if fmt == "json":
+        from dataclasses import asdict
+
+        click.echo(json.dumps([asdict(r) for r in results], indent=2))
+    else:
+        click.echo(report_text(results))
+    sys.exit(1 if any(r.status in ("dead", "error") for r in results) else 0)
+
+
 def main() -> None:
     cli(prog_name="litcorpus")

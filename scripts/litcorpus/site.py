@@ -1,5 +1,5 @@
 """Builds the static site (jinja2): the faceted list, per-paper pages, taxonomy, statistics,
-gap map, claims, screening and trace-schema pages, and the downloads.
+gap map, claims, screening and trace-schema pages; downloads come from stats/exports.
 
 Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
 bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .corpus import Corpus
-from .export import EXPORTERS, entry_bibtex
+from .export import entry_bibtex
 from .statsdir import build_stats_files
 from .tables import build_tables, render
 from .taxonomy import Taxonomy
@@ -232,13 +232,6 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
         files[f"stats/{rel}"] = data
     if schema:
         files[SCHEMA] = schema_path.read_bytes()
-    for fmt, name in (
-        ("json", "corpus.json"),
-        ("csv", "corpus.csv"),
-        ("bibtex", "papers.bib"),
-        ("csl-json", "corpus.csl.json"),
-    ):
-        files[f"downloads/{name}"] = EXPORTERS[fmt](corpus).encode()
     search = {
         e["key"]: " ".join(
             [str(e["title"]), *e["authors"], str(e["summary"]), str(e["notes"])]

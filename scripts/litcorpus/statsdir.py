@@ -1,5 +1,6 @@
-"""Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown), figures/ (SVG, PNG)
-and the PRISMA2020 template, all deterministic; `--check` compares instead of writing.
+"""Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown), figures/ (SVG, PNG),
+exports/ (BibTeX, CSL-JSON, CSV, JSON) and the PRISMA2020 template, all deterministic;
+`--check` compares instead of writing.
 """
 
 from __future__ import annotations
@@ -10,12 +11,20 @@ from typing import Any
 
 from .atomic import stale, write_tree
 from .corpus import Corpus
+from .export import EXPORTERS
 from .plots import build_figures
 from .prisma import prisma2020_csv
 from .stats import compute_stats
 from .tables import build_tables, render
 from .templating import environment
 from .views import load_views
+
+EXPORT_FILES = {
+    "bibtex": "papers.bib",
+    "csl-json": "corpus.csl.json",
+    "csv": "corpus.csv",
+    "json": "corpus.json",
+}
 
 
 def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -49,6 +58,8 @@ def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]
         template = prisma2020_csv(stats["prisma"], labels)
         if template is not None:
             files["prisma2020.csv"] = template.encode()
+    for fmt, name in EXPORT_FILES.items():
+        files[f"exports/{name}"] = EXPORTERS[fmt](corpus).encode()
     stats["tables"] = index
     stats["figures"] = sorted(figures)
     files["stats.json"] = (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
