@@ -1,6 +1,10 @@
-"""The `orchtrace` command (its subcommands arrive with the trace toolkit)."""
+"""The `orchtrace` command: validate, measure, import and document orchestration traces."""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import click
 
@@ -10,7 +14,116 @@ from . import __version__
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="orchtrace")
 def cli() -> None:
-    """Validate and replay orchestration traces."""
+    """Validate and replay orchestration traces of LLM multi-agent systems."""
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.option("--max-bytes", type=int, default=None, help="Refuse JSON files above this size.")
+def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | None) -> None:
+    """Check traces (JSON, or JSON Lines with one trace per line); report every problem."""
+    from .trace import MAX_BYTES, read_traces
+    from .validate import validate as check
+
+    problems, traces = [], 0
+    for file in files:
+        for doc in read_traces(file, max_bytes or MAX_BYTES):
+            traces += 1
+            problems += check(doc)
+    failing = [p for p in problems if strict or p.severity == "error"]
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {"ok": not failing, "traces": traces, "problems": [p.to_dict() for p in problems]},
+                indent=2,
+            )
+        )
+    else:
+        for p in problems:
+            click.echo(p.text())
+        errors = sum(p.severity == "error" for p in problems)
+        click.echo(f"{traces} trace(s): {errors} error(s), {len(problems) - errors} warning(s)")
+    sys.exit(1 if failing else 0)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write a self-contained timeline view to this file.",
+)
+def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
+    """Replay a trace and report its orchestration metrics (see traces/METRICS.md)."""
+    from .html import render_html
+    from .metrics import metrics as measure
+    from .metrics import metrics_text
+    from .trace import read_traces
+    from .validate import validate as check
+
+    results = []
+    for doc in read_traces(file):
+        errors = [p for p in check(doc) if p.severity == "error"]
+        if errors:
+            for p in errors:
+                click.echo(p.text(), err=True)
+            click.echo("orchtrace: the trace is invalid; nothing measured", err=True)
+            sys.exit(1)
+        results.append((doc.label, doc.data, measure(doc.data)))
+    if fmt == "json":
+        payload = [{"trace": label, **m} for label, _, m in results]
+        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+    else:
+        click.echo("\n".join(metrics_text(label, m) for label, _, m in results))
+    if html_out is not None:
+        label, data, m = results[0]
+        html_out.write_text(render_html(label, data, m), encoding="utf-8")
+
+
+@cli.command(name="import")
+@click.option("--from", "source", type=click.Choice(["otlp", "openinference"]), required=True)
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+def import_(source: str, file: Path, out: Path | None) -> None:
+    """Convert exported spans (OTLP JSON or JSON Lines) into an orchestration trace."""
+    from .importers import ImportError_, read_otlp, to_trace
+
+    try:
+        trace = to_trace(read_otlp(file.read_bytes()), source)
+    except ImportError_ as exc:
+        click.echo(f"orchtrace import: {file}: {exc}", err=True)
+        sys.exit(1)
+    text = json.dumps(trace, indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@cli.command(name="schema-doc")
+@click.option("--check", "check_only", is_flag=True, help="Exit 1 if traces/SCHEMA.md is stale.")
+def schema_doc(check_only: bool) -> None:
+    """Write traces/SCHEMA.md from traces/trace.schema.json."""
+    from .schemadoc import schema_markdown
+    from .trace import SCHEMA_FILE, schema
+
+    target = SCHEMA_FILE.with_name("SCHEMA.md")
+    text = schema_markdown(schema())
+    current = target.read_text(encoding="utf-8") if target.exists() else ""
+    if check_only:
+        click.echo("traces/SCHEMA.md is stale" if current != text else "up to date")
+        sys.exit(1 if current != text else 0)
+    target.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {target}")
 
 
 def main() -> None:

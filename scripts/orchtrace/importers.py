@@ -1,0 +1,269 @@
+"""Imports spans into orchestration traces: OTLP JSON (and JSON Lines) following the
+OpenTelemetry GenAI semantic conventions, and OpenInference span kinds.
+
+Each span becomes events of the agent it belongs to (its own agent for an agent span, else the
+nearest agent ancestor): an agent span is a spawn by the parent agent and a return at its end;
+a tool span is a tool call and its result; a model or chain span is a step; a guardrail span a
+safety event. Span ids may be hex or base64; integers may be strings (protobuf's JSON mapping).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+AGENT, TOOL, STEP, SAFETY, CREATE = "agent", "tool", "step", "safety", "create"
+GENAI_OPS = {
+    "invoke_agent": AGENT,
+    "create_agent": CREATE,
+    "execute_tool": TOOL,
+    "chat": STEP,
+    "text_completion": STEP,
+    "generate_content": STEP,
+    "embeddings": STEP,
+}
+OPENINFERENCE = {
+    "AGENT": AGENT,
+    "TOOL": TOOL,
+    "LLM": STEP,
+    "CHAIN": STEP,
+    "RETRIEVER": STEP,
+    "EMBEDDING": STEP,
+    "RERANKER": STEP,
+    "GUARDRAIL": SAFETY,
+    "EVALUATOR": STEP,
+}
+INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+OUTPUT_TOKENS = (
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.token_count.completion",
+)
+
+
+class ImportError_(ValueError):
+    """The input is not a span export this importer reads."""
+
+
+@dataclass
+class Span:
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int
+    end: int
+    attrs: dict[str, Any]
+    error: str | None = None
+    children: list[Span] = field(default_factory=list)
+
+
+def _hex_id(raw: Any) -> str | None:
+    if not raw:
+        return None
+    text = str(raw)
+    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
+        return text.lower()
+    try:
+        return base64.b64decode(text, validate=True).hex()
+    except (binascii.Error, ValueError):
+        return text
+
+
+def _value(v: dict[str, Any]) -> Any:
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in v:
+            return v[key]
+    if "intValue" in v:
+        return int(v["intValue"])
+    if "arrayValue" in v:
+        return [_value(x) for x in v["arrayValue"].get("values", [])]
+    return None
+
+
+def read_otlp(data: bytes) -> list[Span]:
+    """Spans from OTLP JSON: one ExportTraceServiceRequest, or one per line (JSON Lines)."""
+    docs = []
+    try:
+        docs = [orjson.loads(data)]
+    except orjson.JSONDecodeError:
+        try:
+            docs = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+        except orjson.JSONDecodeError as exc:
+            raise ImportError_(f"not OTLP JSON or JSON Lines: {exc}") from exc
+    spans = []
+    for doc in docs:
+        if not isinstance(doc, dict) or "resourceSpans" not in doc:
+            raise ImportError_("expected OTLP JSON with a resourceSpans list")
+        for rs in doc["resourceSpans"]:
+            for ss in rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", [])):
+                for s in ss.get("spans", []):
+                    status = s.get("status", {})
+                    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+                    spans.append(
+                        Span(
+                            _hex_id(s.get("spanId")) or "",
+                            _hex_id(s.get("parentSpanId")),
+                            s.get("name", ""),
+                            int(s.get("startTimeUnixNano", 0)),
+                            int(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0))),
+                            {a["key"]: _value(a.get("value", {})) for a in s.get("attributes", [])},
+                            (status.get("message") or "error") if failed else None,
+                        )
+                    )
+    if not spans:
+        raise ImportError_("the export holds no spans")
+    return spans
+
+
+def _kind(span: Span, convention: str) -> str:
+    if convention == "openinference":
+        return OPENINFERENCE.get(str(span.attrs.get("openinference.span.kind", "")).upper(), STEP)
+    return GENAI_OPS.get(str(span.attrs.get("gen_ai.operation.name", "")), STEP)
+
+
+def _agent_name(span: Span, convention: str) -> str:
+    keys = (
+        ("agent.name", "graph.node.id")
+        if convention == "openinference"
+        else ("gen_ai.agent.name", "gen_ai.agent.id")
+    )
+    for key in keys:
+        if span.attrs.get(key):
+            return str(span.attrs[key])
+    return span.name or span.span_id
+
+
+def _tokens(span: Span) -> int | None:
+    """Input plus output tokens, reading the current attribute names before the older ones."""
+    counts = []
+    for names in (INPUT_TOKENS, OUTPUT_TOKENS):
+        value = next(
+            (span.attrs[k] for k in names if isinstance(span.attrs.get(k), int | float)), None
+        )
+        if value is not None:
+            counts.append(int(value))
+    return sum(counts) if counts else None
+
+
+def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str, Any]:
+    """Build an orchestration trace from spans (convention: 'otlp' or 'openinference')."""
+    by_id = {s.span_id: s for s in spans}
+    roots: list[Span] = []
+    for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
+        parent = by_id.get(s.parent_id or "")
+        (parent.children if parent else roots).append(s)
+    t0 = min(s.start for s in spans)
+    sec = 1e-9
+    events: list[dict[str, Any]] = []
+    edges: list[dict[str, str]] = []
+    agents: dict[str, dict[str, Any]] = {}
+    lanes: dict[str, list[str]] = defaultdict(list)
+
+    def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
+        eid = f"ev{len(events) + 1}"
+        event = {
+            "id": eid,
+            "type": kind,
+            "agent": agent,
+            "t": round((t_ns - t0) * sec, 9),
+            "t_end": round((max(end_ns, t_ns) - t0) * sec, 9),
+            "span_id": span.span_id,
+            **{k: v for k, v in extra.items() if v is not None},
+        }
+        events.append(event)
+        lanes[agent].append(eid)
+        return eid
+
+    def walk(span: Span, agent: str | None) -> None:
+        kind = _kind(span, convention)
+        if kind == AGENT:
+            name = _agent_name(span, convention)
+            agents.setdefault(name, {"id": name, "role": "agent"})
+            if agent is not None and agent != name:
+                agents[name].setdefault("parent", agent)
+                spawn = emit("spawn", agent, span.start, span.start, span, target=name)
+                first = len(events)
+                for child in span.children:
+                    walk(child, name)
+                ret = emit("return", name, span.end, span.end, span, target=agent, error=span.error)
+                edges.append(
+                    {
+                        "source": spawn,
+                        "target": events[first]["id"] if first < len(events) - 1 else ret,
+                        "type": "spawn",
+                    }
+                )
+                return
+            for child in span.children:
+                walk(child, name)
+            return
+        owner = agent or _agent_name(span, convention)
+        agents.setdefault(owner, {"id": owner, "role": "agent"})
+        if kind == TOOL:
+            call_id = (
+                span.attrs.get("gen_ai.tool.call.id")
+                or span.attrs.get("tool_call.id")
+                or span.span_id
+            )
+            tool = span.attrs.get("gen_ai.tool.name") or span.attrs.get("tool.name") or span.name
+            call = emit(
+                "tool_call",
+                owner,
+                span.start,
+                span.start,
+                span,
+                tool=str(tool),
+                call_id=str(call_id),
+            )
+            for child in span.children:
+                walk(child, owner)
+            result = emit(
+                "tool_result",
+                owner,
+                span.end,
+                span.end,
+                span,
+                tool=str(tool),
+                call_id=str(call_id),
+                error=span.error,
+            )
+            edges.append({"source": call, "target": result, "type": "tool_dependency"})
+            return
+        if kind == CREATE:
+            name = _agent_name(span, convention)
+            emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
+        elif kind == SAFETY:
+            emit("safety_event", owner, span.start, span.end, span, error=span.error)
+        elif not span.children:
+            emit("step", owner, span.start, span.end, span, tokens=_tokens(span), error=span.error)
+        for child in span.children:
+            walk(child, owner)
+
+    for root in roots:
+        walk(root, None)
+    events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
+    times = {e["id"]: e["t"] for e in events}
+    for lane in lanes.values():
+        lane.sort(key=lambda i: (times[i], int(i[2:])))
+        for a, b in itertools.pairwise(lane):
+            if times[b] >= times[a]:
+                edges.append({"source": a, "target": b, "type": "temporal"})
+    counted = {"tool_calls": sum(e["type"] == "tool_call" for e in events), "messages": 0}
+    tokens = [e["tokens"] for e in events if "tokens" in e]
+    if tokens:
+        counted["tokens"] = sum(tokens)
+    wall = (max(s.end for s in spans) - t0) * sec
+    return {
+        "schema_version": "1.0",
+        "trace_id": trace_id or f"imported-{roots[0].span_id}",
+        "agents": list(agents.values()),
+        "events": events,
+        "edges": edges,
+        "costs": {**counted, "wall_clock_s": round(wall, 9)},
+    }

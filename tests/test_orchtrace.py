@@ -1,0 +1,455 @@
+"""orchtrace: the schema, the six topology examples with known metrics, one bad trace per
+problem code, bounded reports, the HTML view, and the OTLP / OpenInference importers fed by the
+real opentelemetry-sdk."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from conftest import REPO
+from orchtrace.metrics import metrics
+from orchtrace.trace import Document, parse, read_traces, schema
+from orchtrace.validate import validate
+
+EXAMPLES = REPO / "traces" / "examples"
+
+
+def orchtrace(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "orchtrace", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def example(name: str) -> dict[str, Any]:
+    return json.loads((EXAMPLES / f"{name}.json").read_text())
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    s = schema()
+    Draft202012Validator.check_schema(s)
+    assert s["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    for f in EXAMPLES.glob("*.json"):
+        assert list(Draft202012Validator(s).iter_errors(json.loads(f.read_text()))) == []
+
+
+def test_schema_reference_is_current() -> None:
+    assert orchtrace("schema-doc", "--check").returncode == 0
+
+
+# name: (W, S, ideal, observed, peak, fan-out max, depth, finish, coverage, wasted, PARL)
+KNOWN = {
+    "centralized": (11, 7, 1.5714, None, 3, 2, 1, 1.0, 1.0, 0, 8),
+    "planner_executor_critic": (11, 10, 1.1, 1.1, 3, 2, 1, 1.0, 1.0, 0, 10),
+    "debate": (10, 6, 1.6667, None, 3, 2, 1, 1.0, 1.0, 0, 7),
+    "swarm": (19, 8, 2.375, None, 5, 4, 1, 1.0, 0.75, 2, 12),
+    "hierarchical": (20, 8, 2.5, None, 7, 2, 2, 1.0, 1.0, 0, 8),
+    "harness": (10, 9, 1.1111, 1.0, 2, 1, 1, 1.0, None, 0, 12),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_examples_are_valid_with_known_metrics(name: str) -> None:
+    trace = example(name)
+    assert validate(Document(name, trace, [])) == []
+    m = metrics(trace)
+    got = (
+        m["work"],
+        m["critical_path"],
+        m["ideal_speedup"],
+        m["observed_speedup"],
+        m["peak_concurrency"],
+        m["fan_out"]["max"],
+        m["spawn_depth"],
+        m["finish_rate"],
+        m["aggregation_coverage"],
+        m["wasted_work"],
+        m["critical_steps"]["total"],
+    )
+    assert got == KNOWN[name]
+    assert trace["topology"] == name
+
+
+def test_example_details() -> None:
+    swarm = metrics(example("swarm"))
+    assert swarm["critical_chain"] == ["e1", "e2", "e6", "e7", "e8", "e9", "e18", "e19"]
+    assert swarm["stop"] == {
+        "id": "e19",
+        "agent": "O",
+        "t": 7,
+        "cause": "answer",
+        "events_after": 0,
+    }
+    assert [s["critical_steps"] for s in swarm["critical_steps"]["stages"]] == [11, 1]
+    debate = metrics(example("debate"))
+    assert debate["messages"]["matrix"] == {"A": {"B": 2}, "B": {"A": 2}}
+    assert debate["messages"]["density"] == pytest.approx(2 / 6, abs=1e-4)
+    assert debate["rewards"] == {"agent": {"debate_win": 1.0}, "team": {"judge_correct": 1.0}}
+    harness = metrics(example("harness"))
+    assert harness["rewards"]["tool"] == {"tool_success": 1.0}
+    assert harness["mode"] == "durations" and harness["makespan"] == 10
+
+
+def mutate(name: str, change: Any) -> dict[str, Any]:
+    trace = copy.deepcopy(example(name))
+    change(trace)
+    return trace
+
+
+def ev(trace: dict[str, Any], eid: str) -> dict[str, Any]:
+    return next(e for e in trace["events"] if e["id"] == eid)
+
+
+CASES = [
+    ("schema", lambda t: t["events"][0].update(type="think"), "$.events[0].type", "error"),
+    ("schema", lambda t: t.pop("edges"), "$", "error"),
+    ("negative-value", lambda t: t["events"][2].update(t=-1), "$.events[2].t", "error"),
+    ("negative-value", lambda t: t["costs"].update(tool_calls=-2), "$.costs.tool_calls", "error"),
+    ("duplicate-id", lambda t: t["events"][3].update(id="e1"), "$.events[3].id", "error"),
+    (
+        "dangling-edge",
+        lambda t: t["edges"].append({"source": "e1", "target": "e99", "type": "causal"}),
+        "$.edges[9].target",
+        "error",
+    ),
+    (
+        "cycle",
+        lambda t: t["edges"].append({"source": "e11", "target": "e10", "type": "causal"}),
+        "$.edges",
+        "error",
+    ),
+    (
+        "time-backwards",
+        lambda t: t["edges"].append({"source": "e11", "target": "e4", "type": "temporal"}),
+        "$.edges[9]",
+        "error",
+    ),
+    (
+        "return-unspawned",
+        lambda t: (
+            t["agents"].append({"id": "Z", "role": "ghost"}),
+            t["events"].append(
+                {"id": "e12", "type": "return", "agent": "Z", "t": 6, "target": "O"}
+            ),
+        ),
+        "$.events[11]",
+        "error",
+    ),
+    (
+        "unknown-agent",
+        lambda t: t["events"][3].update(agent="nobody"),
+        "$.events[3].agent",
+        "error",
+    ),
+    (
+        "return-not-to-spawner",
+        lambda t: ev(t, "e8").update(target="W2"),
+        "$.events[7].target",
+        "warning",
+    ),
+    (
+        "after-despawn",
+        lambda t: t["events"].append(
+            {"id": "e12", "type": "despawn", "agent": "O", "t": 2.5, "target": "W1"}
+        ),
+        "$.events[5]",
+        "warning",
+    ),
+    ("unmatched-tool-call", lambda t: ev(t, "e6").update(call_id="c9"), "$.events[3]", "warning"),
+    ("unmatched-tool-result", lambda t: ev(t, "e6").update(call_id="c9"), "$.events[5]", "warning"),
+    (
+        "sender-mismatch",
+        lambda t: t["events"].append(
+            {"id": "e12", "type": "message", "agent": "W1", "t": 3, "target": "W2", "sender": "W2"}
+        ),
+        "$.events[11].sender",
+        "warning",
+    ),
+    ("cost-mismatch", lambda t: t["costs"].update(tool_calls=5), "$.costs.tool_calls", "warning"),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "change", "pointer", "severity"),
+    CASES,
+    ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)],
+)
+def test_problem_codes(code: str, change: Any, pointer: str, severity: str) -> None:
+    problems = validate(Document("t.json", mutate("centralized", change), []))
+    hits = [p for p in problems if p.code == code]
+    assert hits, [p.text() for p in problems]
+    assert pointer in {p.pointer for p in hits}, [p.text() for p in hits]
+    assert {p.severity for p in hits} == {severity}
+
+
+def test_malformed_and_non_finite_json() -> None:
+    bad = parse(b'{"trace_id": "x", "events": [', "bad.json")
+    assert [p.code for p in validate(bad)] == ["malformed-json"]
+    text = json.dumps(example("centralized")).replace('"t": 2', '"t": NaN', 1)
+    text = text.replace('"value": 0.5', '"value": Infinity')
+    problems = validate(parse(text.encode(), "nan.json"))
+    assert {(p.code, p.pointer) for p in problems} == {
+        ("non-finite", "$.events[3].t"),
+        ("non-finite", "$.rewards[1].value"),
+    }
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert [p.code for p in validate(parse(deep, "deep.json"))] == ["malformed-json"]
+
+
+def test_reports_everything_not_just_the_first() -> None:
+    def breakage(t: dict[str, Any]) -> None:
+        t["events"][0]["type"] = "think"
+        t["edges"].append({"source": "e2", "target": "nowhere", "type": "causal"})
+        ev(t, "e8")["target"] = "W2"
+
+    codes = sorted(p.code for p in validate(Document("t", mutate("centralized", breakage), [])))
+    assert codes == ["dangling-edge", "return-not-to-spawner", "schema"]
+
+
+def test_million_dangling_edges_give_a_bounded_report() -> None:
+    trace = example("centralized")
+    trace["edges"] = [{"source": "e1", "target": f"x{i}", "type": "causal"} for i in range(200_000)]
+    start = time.perf_counter()
+    problems = validate(Document("big", trace, []))
+    assert time.perf_counter() - start < 10
+    assert len(problems) == 51
+    assert problems[-1].message == "... and 199,950 more"
+
+
+def test_cli_json_lines_multiple_files_and_strict(tmp_path: Path) -> None:
+    lines = tmp_path / "runs.jsonl"
+    good = json.dumps(example("debate"))
+    warn = json.dumps(mutate("centralized", lambda t: t["costs"].update(tool_calls=3)))
+    lines.write_text(f"{good}\n{warn}\n")
+    result = orchtrace("validate", str(lines), str(EXAMPLES / "swarm.json"), "--format", "json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["traces"] == 3
+    assert [(p["file"], p["code"]) for p in report["problems"]] == [(f"{lines}:2", "cost-mismatch")]
+    assert orchtrace("validate", str(lines), "--strict").returncode == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"trace_id": 1}')
+    result = orchtrace("validate", str(broken))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
+def test_metrics_cli_and_html(tmp_path: Path) -> None:
+    out = tmp_path / "view.html"
+    result = orchtrace("metrics", str(EXAMPLES / "swarm.json"), "--html", str(out))
+    assert result.returncode == 0 and "ideal speedup W/S = 2.375" in result.stdout
+    data = json.loads(orchtrace("metrics", str(EXAMPLES / "swarm.json"), "--format", "json").stdout)
+    assert data["fan_out"] == {"decisions": 1, "mean": 4.0, "max": 4}
+    html = out.read_text()
+    assert "<svg" in html and "<script" not in html and "src=" not in html
+    hostile = mutate("harness", lambda t: ev(t, "e7").update(content="<script>x()</script>"))
+    hostile["agents"][1]["id"] = hostile["agents"][1]["id"]
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(hostile).replace('"S"', '"<b>S</b>"'))
+    result = orchtrace("metrics", str(path), "--html", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "<b>S</b>" not in out.read_text() and "&lt;b&gt;S&lt;/b&gt;" in out.read_text()
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text(
+        json.dumps(
+            mutate(
+                "swarm",
+                lambda t: t["edges"].append({"source": "e19", "target": "e1", "type": "causal"}),
+            )
+        )
+    )
+    result = orchtrace("metrics", str(invalid))
+    assert result.returncode == 1 and "nothing measured" in result.stderr
+
+
+# ---------------------------------------------------------------- importers
+
+
+def _sdk_spans(convention: str) -> bytes:
+    """Spans from the real opentelemetry-sdk, encoded as OTLP JSON (base64 ids, string ints)."""
+    from google.protobuf.json_format import MessageToJson
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("orchtrace-test")
+
+    def agent(name: str) -> dict[str, Any]:
+        if convention == "openinference":
+            return {"openinference.span.kind": "AGENT", "agent.name": name}
+        return {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+
+    def tool(name: str, call: str) -> dict[str, Any]:
+        if convention == "openinference":
+            return {"openinference.span.kind": "TOOL", "tool.name": name}
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call,
+        }
+
+    def llm(tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        if convention == "openinference":
+            return {
+                "openinference.span.kind": "LLM",
+                "llm.token_count.prompt": tokens_in,
+                "llm.token_count.completion": tokens_out,
+            }
+        return {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.usage.input_tokens": tokens_in,
+            "gen_ai.usage.output_tokens": tokens_out,
+        }
+
+    with tracer.start_as_current_span("orchestrator", attributes=agent("lead")):
+        with tracer.start_as_current_span("plan", attributes=llm(100, 20)):
+            pass
+        for i in (1, 2):
+            with tracer.start_as_current_span(f"worker {i}", attributes=agent(f"worker{i}")):
+                with tracer.start_as_current_span("search", attributes=tool("search", f"c{i}")):
+                    pass
+                with tracer.start_as_current_span("think", attributes=llm(50, 10)):
+                    pass
+        if convention == "openinference":
+            with tracer.start_as_current_span(
+                "check", attributes={"openinference.span.kind": "GUARDRAIL"}
+            ):
+                pass
+            with tracer.start_as_current_span(
+                "wrap", attributes={"openinference.span.kind": "CHAIN"}
+            ):
+                pass
+    request = encode_spans(exporter.get_finished_spans())
+    return MessageToJson(request).encode()
+
+
+@pytest.mark.parametrize("convention", ["otlp", "openinference"])
+def test_import_spans_from_the_real_sdk(tmp_path: Path, convention: str) -> None:
+    raw = _sdk_spans(convention)
+    assert b'"spanId"' in raw and b'"startTimeUnixNano": "' in raw  # base64 ids, string ints
+    src, out = tmp_path / "spans.json", tmp_path / "trace.json"
+    src.write_bytes(raw)
+    result = orchtrace("import", "--from", convention, str(src), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    check = orchtrace("validate", str(out), "--strict")
+    assert check.returncode == 0, check.stdout
+    trace = json.loads(out.read_text())
+    kinds = [e["type"] for e in trace["events"]]
+    assert kinds.count("spawn") == 2 and kinds.count("return") == 2
+    assert kinds.count("tool_call") == 2 and kinds.count("tool_result") == 2
+    assert {a["id"] for a in trace["agents"]} == {"lead", "worker1", "worker2"}
+    assert trace["costs"]["tokens"] == 100 + 20 + 2 * (50 + 10)
+    assert all(len(e["span_id"]) == 16 for e in trace["events"])
+    if convention == "openinference":
+        assert kinds.count("safety_event") == 1
+    m = metrics(trace)
+    assert (m["spawned_agents"], m["finish_rate"], m["spawn_depth"]) == (2, 1.0, 1)
+
+
+def test_import_hand_made_otlp_with_hex_ids_and_old_token_names(tmp_path: Path) -> None:
+    def span(sid: str, parent: str, name: str, start: int, end: int, **attrs: Any) -> dict:
+        values = [
+            {"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+            for k, v in attrs.items()
+        ]
+        out = {
+            "traceId": "5b8efff798038103d269b633813fc60c",
+            "spanId": sid,
+            "name": name,
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(end),
+            "attributes": values,
+        }
+        if parent:
+            out["parentSpanId"] = parent
+        return out
+
+    ns = 1_000_000_000
+    spans = [
+        span(
+            "eee19b7ec3c1b174",
+            "",
+            "invoke_agent boss",
+            0,
+            10 * ns,
+            **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "boss"},
+        ),
+        span(
+            "eee19b7ec3c1b175",
+            "eee19b7ec3c1b174",
+            "chat",
+            1 * ns,
+            2 * ns,
+            **{
+                "gen_ai.operation.name": "chat",
+                "gen_ai.usage.prompt_tokens": 30,
+                "gen_ai.usage.completion_tokens": 5,
+            },
+        ),
+        span(
+            "eee19b7ec3c1b176",
+            "eee19b7ec3c1b174",
+            "invoke_agent helper",
+            2 * ns,
+            8 * ns,
+            **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"},
+        ),
+        span(
+            "eee19b7ec3c1b177",
+            "eee19b7ec3c1b176",
+            "execute_tool grep",
+            3 * ns,
+            4 * ns,
+            **{
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "grep",
+                "gen_ai.tool.call.id": "call_7",
+            },
+        ),
+    ]
+    doc = {
+        "resourceSpans": [
+            {"resource": {}, "scopeSpans": [{"scope": {"name": "x"}, "spans": spans}]}
+        ]
+    }
+    src = tmp_path / "spans.jsonl"
+    half = {"resourceSpans": [{"scopeSpans": [{"spans": spans[:2]}]}]}
+    rest = {"resourceSpans": [{"scopeSpans": [{"spans": spans[2:]}]}]}
+    src.write_text(json.dumps(half) + "\n" + json.dumps(rest) + "\n")
+    result = orchtrace("import", "--from", "otlp", str(src))
+    assert result.returncode == 0, result.stderr
+    trace = json.loads(result.stdout)
+    assert trace["costs"]["tokens"] == 35
+    call = next(e for e in trace["events"] if e["type"] == "tool_call")
+    assert (call["agent"], call["tool"], call["call_id"], call["span_id"], call["t"]) == (
+        "helper",
+        "grep",
+        "call_7",
+        "eee19b7ec3c1b177",
+        3.0,
+    )
+    assert validate(Document("x", trace, [])) == []
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps(doc))
+    assert json.loads(orchtrace("import", "--from", "otlp", str(single)).stdout) == trace
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"not": "otlp"}')
+    result = orchtrace("import", "--from", "otlp", str(junk))
+    assert result.returncode == 1 and "resourceSpans" in result.stderr
+
+
+def test_read_traces_refuses_oversized_files(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(example("swarm")))
+    (doc,) = read_traces(big, max_bytes=100)
+    assert [p.code for p in validate(doc)] == ["too-large"]
