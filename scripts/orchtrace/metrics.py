@@ -21,6 +21,7 @@ Definitions (also in traces/METRICS.md):
 from __future__ import annotations
 
 import itertools
+import bisect
 import statistics
 from collections import Counter, defaultdict, deque
 from typing import Any
@@ -199,23 +200,18 @@ def metrics(trace: dict[str, Any]) -> dict[str, Any]:
     orchestrator = next(
         (a for a in roots if any(p == a for p in parent.values())), roots[0] if roots else None
     )
-    boundaries = sorted(events[i]["t"] for i in aggregates if events[i]["agent"] == orchestrator)
+    boundaries = sorted(events[i]["t"] for i in aggregates
+                        if events[i]["agent"] == orchestrator)
+    per_stage: dict[int, Counter[str]] = defaultdict(Counter)
+    for ev in events:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
+        per_stage[bisect.bisect_left(boundaries, ev["t"])][ev["agent"]] += 1
     stages: list[dict[str, Any]] = []
-    lower = float("-inf")
-    for upper in [*boundaries, float("inf")]:
-        inside = [ev for ev in events if lower < ev["t"] <= upper]
-        lower = upper
-        if not inside:
-            continue
-        main = sum(1 for ev in inside if ev["agent"] == orchestrator)
-        subs = Counter(ev["agent"] for ev in inside if ev["agent"] != orchestrator)
-        stages.append(
-            {
-                "orchestrator_steps": main,
-                "longest_subagent_steps": max(subs.values(), default=0),
-                "critical_steps": main + max(subs.values(), default=0),
-            }
-        )
+    for stage_no in sorted(per_stage):
+        counts = per_stage[stage_no]
+        main = counts.pop(orchestrator, 0)
+        longest = max(counts.values(), default=0)
+        stages.append({"orchestrator_steps": main, "longest_subagent_steps": longest,
+                       "critical_steps": main + longest})
 
     return {
         "events": n,
