@@ -20,8 +20,8 @@ Definitions (also in traces/METRICS.md):
 
 from __future__ import annotations
 
-import itertools
 import bisect
+import itertools
 import statistics
 from collections import Counter, defaultdict, deque
 from typing import Any
@@ -200,18 +200,22 @@ def metrics(trace: dict[str, Any]) -> dict[str, Any]:
     orchestrator = next(
         (a for a in roots if any(p == a for p in parent.values())), roots[0] if roots else None
     )
-    boundaries = sorted(events[i]["t"] for i in aggregates
-                        if events[i]["agent"] == orchestrator)
+    boundaries = sorted(events[i]["t"] for i in aggregates if events[i]["agent"] == orchestrator)
     per_stage: dict[int, Counter[str]] = defaultdict(Counter)
     for ev in events:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
         per_stage[bisect.bisect_left(boundaries, ev["t"])][ev["agent"]] += 1
     stages: list[dict[str, Any]] = []
     for stage_no in sorted(per_stage):
         counts = per_stage[stage_no]
-        main = counts.pop(orchestrator, 0)
+        main = counts.pop(orchestrator, 0) if orchestrator is not None else 0
         longest = max(counts.values(), default=0)
-        stages.append({"orchestrator_steps": main, "longest_subagent_steps": longest,
-                       "critical_steps": main + longest})
+        stages.append(
+            {
+                "orchestrator_steps": main,
+                "longest_subagent_steps": longest,
+                "critical_steps": main + longest,
+            }
+        )
 
     return {
         "events": n,

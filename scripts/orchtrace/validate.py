@@ -39,12 +39,20 @@ def _spec() -> dict[str, Any]:
     return {
         "schema": s,
         "items": items,
-        "enums": {
-            name: {k: set(v["enum"]) for k, v in items[name]["properties"].items() if "enum" in v}
-            for name in SECTIONS
-        },
         "fields": {name: set(items[name]["properties"]) for name in SECTIONS},
         "required": {name: tuple(items[name].get("required", [])) for name in SECTIONS},
+        # field -> (JSON type, minimum or minLength, enum): what the fast pass checks
+        "rules": {
+            name: {
+                k: (
+                    v.get("type"),
+                    v.get("minimum", v.get("minLength")),
+                    set(v["enum"]) if "enum" in v else None,
+                )
+                for k, v in items[name]["properties"].items()
+            }
+            for name in SECTIONS
+        },
     }
 
 
@@ -115,10 +123,10 @@ def _structure(rep: _Report, trace: dict[str, Any]) -> dict[str, set[int]]:
         if not isinstance(items, list):
             continue
         bad[section] = set()
-        fields, required, enums = (
+        fields, required, rules = (
             spec["fields"][section],
             spec["required"][section],
-            spec["enums"][section],
+            spec["rules"][section],
         )
         flagged = 0
         for i, item in enumerate(items):
@@ -128,15 +136,20 @@ def _structure(rep: _Report, trace: dict[str, Any]) -> dict[str, set[int]]:
                 and all(k in fields for k in item)
             )
             if ok:
-                for k, allowed in enums.items():
-                    if k in item and item[k] not in allowed:
-                        ok = False
-                for k in ("t", "t_end", "value", "tokens"):
-                    if k in item and (not _number(item[k]) or (k != "value" and item[k] < 0)):
-                        ok = False
-                for k in ("id", "agent", "source", "target", "role", "channel"):
-                    if k in item and not isinstance(item[k], str):
-                        ok = False
+                for k, value in item.items():
+                    kind, minimum, allowed = rules[k]
+                    if allowed is not None:
+                        ok = isinstance(value, str) and value in allowed
+                    elif kind == "string":
+                        ok = isinstance(value, str) and (minimum is None or len(value) >= 1)
+                    elif kind in ("number", "integer"):
+                        ok = (
+                            _number(value)
+                            and (kind == "number" or isinstance(value, int))
+                            and (minimum is None or value >= minimum)
+                        )
+                    if not ok:
+                        break
             if not ok:
                 bad[section].add(i)
                 flagged += 1
@@ -189,7 +202,9 @@ def _semantics(rep: _Report, trace: dict[str, Any], bad: dict[str, set[int]]) ->
         None if i in bad.get("events", ()) else ev for i, ev in enumerate(raw_events)
     ]
     agents = [a for i, a in enumerate(trace.get("agents") or []) if i not in bad.get("agents", ())]
-    known_ids = {ev.get("id") for ev in raw_events if isinstance(ev, dict)}
+    known_ids = {
+        ev["id"] for ev in raw_events if isinstance(ev, dict) and isinstance(ev.get("id"), str)
+    }
     index: dict[str, int] = {}
     for i, ev in enumerate(events):
         if ev is None:

@@ -1,0 +1,162 @@
+"""Property-based robustness: random mutations of valid entries and traces never make the
+validators raise or hang, and a valid entry stays valid through a save/load round trip."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES, REPO, make_mini_root
+from litcorpus.problems import CODES
+from litcorpus.validate import check
+from orchtrace.metrics import metrics
+from orchtrace.trace import Document, parse
+from orchtrace.validate import validate
+
+ALPHA = FIXTURES / "corpus" / "papers" / "alpha-rl.yaml"
+FIELDS = list(yaml.safe_load(ALPHA.read_text()))
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=True),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "yes",
+            "NA",
+            "2412.01920",
+            "2026-02-30",
+            "rl_method",
+            "javascript:alert(1)",
+            "../x",
+            "Doe, Jane, X",
+        ]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@FUZZ
+@given(
+    changes=st.dictionaries(st.sampled_from([*FIELDS, "extra", "ids"]), values, max_size=4),
+    drop=st.lists(st.sampled_from(FIELDS), max_size=3),
+)
+def test_mutated_entries_never_crash_the_validator(
+    tmp_path_factory: Any, changes: dict[str, Any], drop: list[str]
+) -> None:
+    root = make_mini_root(tmp_path_factory.mktemp("fuzz"))
+    data = yaml.safe_load(ALPHA.read_text())
+    data.update(changes)
+    for name in drop:
+        data.pop(name, None)
+    try:
+        text = yaml.safe_dump(data, allow_unicode=True)
+    except yaml.YAMLError:
+        return
+    (root / "papers" / "alpha-rl.yaml").write_text(text, encoding="utf-8")
+    report = check(root)
+    assert all(p.code in CODES and p.path for p in report.problems)
+
+
+@FUZZ
+@given(position=st.integers(0, 10_000), junk=st.binary(min_size=1, max_size=8))
+def test_corrupted_bytes_never_crash_the_validator(
+    tmp_path_factory: Any, position: int, junk: bytes
+) -> None:
+    root = make_mini_root(tmp_path_factory.mktemp("bytes"))
+    target = root / "papers" / "alpha-rl.yaml"
+    raw = target.read_bytes()
+    cut = position % (len(raw) + 1)
+    target.write_bytes(raw[:cut] + junk + raw[cut + len(junk) :])
+    report = check(root)
+    assert all(p.code in CODES for p in report.problems)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from(sorted((REPO / "papers").glob("*.yaml"))))
+def test_valid_entries_survive_a_save_load_round_trip(tmp_path_factory: Any, path: Path) -> None:
+    """Written back by a standard YAML writer and read again, a shipped entry keeps every
+    value and stays valid (the writer quotes what YAML would otherwise retype)."""
+    from litcorpus.yamlio import read_document
+
+    root = make_mini_root(tmp_path_factory.mktemp("trip"))
+    original = read_document(path, path.name).data
+    target = root / "papers" / path.name
+    target.write_text(
+        yaml.safe_dump(original, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
+    assert read_document(target, target.name).data == original
+    codes = {p.code for p in check(root, strict=True).problems if p.path.startswith("papers/")}
+    assert codes <= {"near-duplicate-title"}  # the copy may resemble a fixture title only
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from(sorted((REPO / "traces" / "examples").glob("*.json"))))
+def test_valid_traces_survive_a_round_trip(path: Path) -> None:
+    trace = json.loads(path.read_text())
+    again = json.loads(json.dumps(trace, indent=1))
+    assert again == trace and validate(Document("trip", again, [])) == []
+
+
+TRACE = json.loads((REPO / "traces" / "examples" / "swarm.json").read_text())
+
+
+@FUZZ
+@given(
+    section=st.sampled_from(["events", "edges", "agents", "rewards"]),
+    index=st.integers(0, 30),
+    field=st.sampled_from(
+        [
+            "id",
+            "type",
+            "agent",
+            "t",
+            "t_end",
+            "source",
+            "target",
+            "value",
+            "unit",
+            "parent",
+            "bogus",
+        ]
+    ),
+    value=values,
+)
+def test_mutated_traces_never_crash(section: str, index: int, field: str, value: Any) -> None:
+    trace = copy.deepcopy(TRACE)
+    items = trace[section]
+    items[index % len(items)][field] = value
+    problems = validate(Document("fuzz", trace, []))
+    if not any(p.severity == "error" for p in problems):
+        metrics(trace)
+
+
+@FUZZ
+@given(cut=st.integers(0, 5000), junk=st.binary(max_size=6))
+def test_corrupted_trace_bytes_never_crash(cut: int, junk: bytes) -> None:
+    raw = (REPO / "traces" / "examples" / "debate.json").read_bytes()
+    cut %= len(raw)
+    doc = parse(raw[:cut] + junk + raw[cut:], "fuzz")
+    problems = validate(doc)
+    if doc.data is not None and not any(p.severity == "error" for p in problems):
+        metrics(doc.data)
