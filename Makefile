@@ -9,7 +9,7 @@ LITCORPUS := $(BIN)/litcorpus
 NODE_STAMP := tests/awesome/node_modules/.installed
 CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
-.PHONY: all help install check stats readme site serve test golden lint clean
+.PHONY: all help install check stats readme site serve test golden lint bench clean
 
 all: site ## Install, validate, write stats/, regenerate the README list, build site/
 
@@ -60,6 +60,9 @@ lint: install ## Run ruff and mypy
 	$(BIN)/ruff check scripts tests
 	$(BIN)/ruff format --check scripts tests
 	$(BIN)/mypy
+
+bench: install ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
+	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -296,6 +296,25 @@ def scale_gap(stats: dict[str, Any]) -> Figure:
     return fig
 
 
+def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
+    """A readable title (and alt text) for every figure build_figures makes."""
+    titles = {
+        f"counts-{k}": f"Entries per value of each axis ({tax.kinds[k].label.lower()}s)"
+        for k in tax.kinds
+    }
+    for gap in stats["gaps"]:
+        titles[f"gap-{gap['id']}"] = f"Gap map: {gap['label']}"
+        titles[f"coverage-{gap['id']}"] = f"Coverage: {gap['label']}"
+    titles.update(
+        {
+            "trend": "Entries per year, by category",
+            "prisma": "Screening flow",
+            "scale-gap": "Reported team scale, industrial against academic (log scale)",
+        }
+    )
+    return titles
+
+
 def build_figures(
     stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None
 ) -> dict[str, dict[str, bytes]]:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .corpus import Corpus
 from .export import entry_bibtex
+from .plots import figure_titles
 from .statsdir import build_stats_files
 from .tables import build_tables, render
 from .taxonomy import Taxonomy
@@ -223,7 +224,7 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     tables = build_tables(stats, tax)
     for t in tables:
         render(t, stats["version"], stats["corpus"]["hash"])
-    page("stats.html", "stats.html.j2", tables=tables)
+    page("stats.html", "stats.html.j2", tables=tables, figure_titles=figure_titles(stats, tax))
     page("gaps.html", "gaps.html.j2")
     page("claims.html", "claims.html.j2")
     page("screening.html", "screening.html.j2", exclusions=exclusions)

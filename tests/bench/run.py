@@ -1,0 +1,185 @@
+"""`make bench`: times the toolkit against floors and peers measured in the same run.
+
+Each measurement runs in its own child process (median wall time of several repetitions, and
+the child's peak resident memory from wait4). Prints a table and writes .cache/bench/results.json.
+Corpus sizes: the shipped corpus (84) and synthetic corpora from gencorpus.py; traces from
+gentrace.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CACHE = REPO / ".cache" / "bench"
+BIN = Path(sys.executable).parent
+FLOOR = (
+    "import sys, glob, yaml\n"
+    "root = sys.argv[1]\n"
+    "for f in sorted(glob.glob(root + '/papers/*.yaml') + glob.glob(root + '/exclusions/*.yaml')"
+    " + [root + '/taxonomy.yaml']):\n"
+    "    yaml.load(open(f, 'rb'), Loader=yaml.CSafeLoader)\n"
+)
+
+
+def measure(cmd: list[str], reps: int, ok: tuple[int, ...] = (0,)) -> dict[str, float]:
+    """Median seconds and peak memory (MiB) of running CMD REPS times."""
+    times, peaks = [], []
+    for _ in range(reps):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append(time.perf_counter() - start)
+        peaks.append(usage.ru_maxrss / 1024)
+        code = os.waitstatus_to_exitcode(status)
+        if code not in ok:
+            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            raise SystemExit(f"{' '.join(cmd)} exited {code}: {err[-2000:]}")
+    return {"seconds": round(statistics.median(times), 3), "peak_mib": round(max(peaks), 1)}
+
+
+def corpus(size: int) -> Path:
+    if size == 84:
+        return REPO
+    target = CACHE / f"corpus-{size}"
+    stamp = target / ".generated"
+    if not stamp.exists():
+        subprocess.run(
+            [sys.executable, str(HERE / "gencorpus.py"), str(size), str(target)], check=True
+        )
+        stamp.write_text(str(size))
+    return target
+
+
+def bench_corpus(sizes: list[int], reps: int, peers: bool) -> list[dict[str, Any]]:
+    rows = []
+    for size in sizes:
+        root = corpus(size)
+        r = reps if size <= 10_000 else 1
+        out = CACHE / "out"
+        row: dict[str, Any] = {"entries": size}
+        row["floor_yaml"] = measure([sys.executable, "-c", FLOOR, str(root)], r)
+        row["check"] = measure([str(BIN / "litcorpus"), "check", "--root", str(root)], r)
+        if peers:
+            row["yamllint"] = measure(
+                [
+                    str(BIN / "yamllint"),
+                    "-d",
+                    "relaxed",
+                    "-f",
+                    "parsable",
+                    str(root / "papers"),
+                    str(root / "exclusions"),
+                ],
+                r,
+                ok=(0, 1, 2),
+            )
+        for command in ("stats", "site"):
+            shutil.rmtree(out, ignore_errors=True)
+            row[command] = measure(
+                [str(BIN / "litcorpus"), command, "--root", str(root), "--out", str(out)], r
+            )
+        row["check_vs_floor"] = round(row["check"]["seconds"] / row["floor_yaml"]["seconds"], 2)
+        if peers:
+            row["check_vs_yamllint"] = round(
+                row["check"]["seconds"] / row["yamllint"]["seconds"], 2
+            )
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    for small, big in itertools.pairwise(rows):
+        for command in ("stats", "site"):
+            big[f"{command}_growth"] = round(big[command]["seconds"] / small[command]["seconds"], 2)
+    return rows
+
+
+def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any]:
+    path = CACHE / f"trace-{events}.json"
+    if not path.exists():
+        subprocess.run(
+            [sys.executable, str(HERE / "gentrace.py"), str(events), str(path)], check=True
+        )
+    py = sys.executable
+    row: dict[str, Any] = {"events": events, "bytes": path.stat().st_size}
+    row["orjson_loads"] = measure(
+        [py, "-c", "import orjson,sys; orjson.loads(open(sys.argv[1],'rb').read())", str(path)],
+        reps,
+    )
+    row["json_load"] = measure(
+        [py, "-c", "import json,sys; json.load(open(sys.argv[1]))", str(path)], 1
+    )
+    row["validate"] = measure([str(BIN / "orchtrace"), "validate", str(path)], reps)
+    row["metrics"] = measure(
+        [str(BIN / "orchtrace"), "metrics", str(path), "--format", "json"], reps
+    )
+    both = row["validate"]["seconds"] + row["metrics"]["seconds"]
+    row["validate_and_metrics_vs_orjson"] = round(both / row["orjson_loads"]["seconds"], 2)
+    if jsonschema_peer:
+        code = (
+            "import json,sys; from jsonschema import Draft202012Validator as V;"
+            "s=json.load(open(sys.argv[2])); d=json.load(open(sys.argv[1]));"
+            "list(V(s).iter_errors(d))"
+        )
+        row["jsonschema"] = measure(
+            [py, "-c", code, str(path), str(REPO / "traces" / "trace.schema.json")], 1
+        )
+        row["jsonschema_vs_validate_and_metrics"] = round(row["jsonschema"]["seconds"] / both, 2)
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="84,1000,10000,100000")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--trace-events", type=int, default=1_000_000)
+    parser.add_argument("--no-peers", action="store_true", help="Skip yamllint and jsonschema.")
+    args = parser.parse_args()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    machine = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "processor": platform.machine(),
+    }
+    results = {
+        "machine": machine,
+        "corpus": bench_corpus(
+            [int(s) for s in args.sizes.split(",")], args.reps, not args.no_peers
+        ),
+        "traces": bench_traces(args.trace_events, args.reps, not args.no_peers),
+    }
+    (CACHE / "results.json").write_text(json.dumps(results, indent=2))
+    print(
+        f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "
+        f"{'stats s':>8} {'site s':>8} {'check MiB':>9} {'stats MiB':>9} {'site MiB':>9}"
+    )
+    for r in results["corpus"]:
+        print(
+            f"{r['entries']:>8} {r['floor_yaml']['seconds']:>8} {r['check']['seconds']:>8} "
+            f"{r['check_vs_floor']:>8} {r.get('yamllint', {}).get('seconds', '-'):>10} "
+            f"{r['stats']['seconds']:>8} {r['site']['seconds']:>8} "
+            f"{r['check']['peak_mib']:>9} {r['stats']['peak_mib']:>9} {r['site']['peak_mib']:>9}"
+        )
+    t = results["traces"]
+    print(
+        f"\ntrace {t['events']:,} events: orjson {t['orjson_loads']['seconds']} s, validate "
+        f"{t['validate']['seconds']} s, metrics {t['metrics']['seconds']} s "
+        f"({t['validate_and_metrics_vs_orjson']}x orjson)"
+    )
+    print(f"results: {CACHE / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()
