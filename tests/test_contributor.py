@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -363,4 +362,3 @@ def test_repository_conventions_exist() -> None:
         "--format markdown",
     ):
         assert step in workflow
-    shutil.which("git")

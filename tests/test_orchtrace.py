@@ -249,7 +249,6 @@ def test_metrics_cli_and_html(tmp_path: Path) -> None:
     html = out.read_text()
     assert "<svg" in html and "<script" not in html and "src=" not in html
     hostile = mutate("harness", lambda t: ev(t, "e7").update(content="<script>x()</script>"))
-    hostile["agents"][1]["id"] = hostile["agents"][1]["id"]
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(hostile).replace('"S"', '"<b>S</b>"'))
     result = orchtrace("metrics", str(path), "--html", str(out))
