@@ -162,3 +162,18 @@ def test_pages_have_landmarks_and_labels(mini_site: dict[str, bytes], page: str)
     if page == "index.html":
         assert html.count('<input type="checkbox"') == html.count("<label><input")
         assert '<label for="q">' in html and '<label for="sort">' in html
+
+
+def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -> None:
+    alpha = (mini_root / "papers/alpha-rl.yaml").read_text()
+    for i in range(15):
+        copy = alpha.replace("key: alpha-rl", f"key: alpha-copy{i:02d}")
+        copy = copy.replace("2501.00001", f"2501.200{i:02d}")
+        copy = copy.replace("Alpha: Learning to Spawn Sub-Agents", f"Variant {i} on spawning")
+        (mini_root / f"papers/alpha-copy{i:02d}.yaml").write_text(copy)
+    page = build_site(load_corpus(mini_root))["papers/alpha-rl.html"].decode()
+    item = next(
+        li for li in page.split("<li>") if "When to spawn × Yes" in li or "spawn × yes" in li
+    )
+    assert item.count('href="../papers/alpha-copy') == 12
+    assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item

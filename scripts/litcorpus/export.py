@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import bibtexparser
+from bibtexparser.middlewares import default_unparse_stack
 from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import unicode_to_latex
 
@@ -77,17 +78,21 @@ def bibtex_entry(data: dict[str, Any]) -> Entry:
     return Entry(kind, str(data["key"]), fields)
 
 
-def to_bibtex(corpus: Corpus) -> str:
+def _write(entries: list[Entry]) -> str:
     library = bibtexparser.Library()
-    for data in papers(corpus):
-        library.add(bibtex_entry(data))
-    return bibtexparser.write_string(library)
+    for entry in entries:
+        library.add(entry)
+    # the library is thrown away after writing, so the writer may modify it in place
+    stack = default_unparse_stack(allow_inplace_modification=True)
+    return str(bibtexparser.write_string(library, unparse_stack=stack))
+
+
+def to_bibtex(corpus: Corpus) -> str:
+    return _write([bibtex_entry(data) for data in papers(corpus)])
 
 
 def entry_bibtex(data: dict[str, Any]) -> str:
-    library = bibtexparser.Library()
-    library.add(bibtex_entry(data))
-    return bibtexparser.write_string(library).strip() + "\n"
+    return _write([bibtex_entry(data)]).strip() + "\n"
 
 
 def _csl_name(name: str) -> dict[str, str]:

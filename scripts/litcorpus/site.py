@@ -35,6 +35,7 @@ PAGES = [
     ("traces.html", "Traces"),
 ]
 SCHEMA = "traces/trace.schema.json"
+MAX_RELATED = 12  # entries named per shared gap cell on a paper page
 
 
 def safe_url(url: Any) -> str | None:
@@ -174,10 +175,13 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}
     for gap in stats["gaps"]:
         for cell in gap["cells"]:
-            for key in cell["keys"]:
-                others = [k for k in cell["keys"] if k != key]
+            in_cell = cell["keys"]
+            for key in in_cell:
+                # the first few others only: a large cell would make every page quadratic
+                others = [k for k in in_cell[: MAX_RELATED + 1] if k != key][:MAX_RELATED]
                 if others:
-                    related[key].append({"gap": gap, "cell": cell, "keys": others})
+                    more = len(in_cell) - 1 - len(others)
+                    related[key].append({"gap": gap, "cell": cell, "keys": others, "more": more})
     exclusions = sorted((r.data for r in corpus.of("exclusion")), key=lambda d: str(d["id"]))
     schema_path = corpus.root / SCHEMA
     schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
