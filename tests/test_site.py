@@ -175,3 +175,26 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
     item = next(li for li in page.split("<li>") if "spawn \u00d7 yes" in li)
     assert item.count('href="../papers/alpha-copy') == 12
     assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item
+
+
+def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None:
+    from litcorpus.site import write_site
+
+    out = mini_root / "site"
+    total, written = write_site(load_corpus(mini_root), out)
+    assert written == total
+    before = {
+        p: (out / p).stat().st_ino
+        for p in ("papers/alpha-rl.html", "papers/beta-bench.html", "index.html")
+    }
+    edit_text = (
+        (mini_root / "papers/beta-bench.yaml")
+        .read_text()
+        .replace("Scores agent teams", "Scores teams of agents")
+    )
+    (mini_root / "papers/beta-bench.yaml").write_text(edit_text)
+    total, written = write_site(load_corpus(mini_root), out)
+    assert 0 < written < total
+    assert (out / "papers/alpha-rl.html").stat().st_ino == before["papers/alpha-rl.html"]
+    assert (out / "papers/beta-bench.html").stat().st_ino != before["papers/beta-bench.html"]
+    assert "Scores teams of agents" in (out / "index.html").read_text()

@@ -2,8 +2,9 @@
 one, never a mix.
 
 The new tree is built in a hidden sibling directory and swapped in with one rename
-(renameat2 RENAME_EXCHANGE where the kernel has it). Leftovers of an interrupted run are
-cleaned, or restored, on the next one.
+(renameat2 RENAME_EXCHANGE where the kernel has it); unchanged files are hard-linked from the
+old tree rather than rewritten. Leftovers of an interrupted run are cleaned, or restored, on the
+next one.
 """
 
 from __future__ import annotations
@@ -40,16 +41,34 @@ def recover(target: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
-def write_tree(target: Path, files: dict[str, bytes]) -> None:
-    """Replace directory TARGET by exactly FILES ({relative path: content})."""
+def _same(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def write_tree(target: Path, files: dict[str, bytes]) -> int:
+    """Replace directory TARGET by exactly FILES ({relative path: content}); returns how many
+    files were written. A file whose content is unchanged is not rewritten: the new tree links
+    to the old file (same inode, same modification time)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    written = 0
     try:
         for rel, data in sorted(files.items()):
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
+            old = target / rel
+            if _same(old, data):
+                try:
+                    os.link(old, path)
+                    continue
+                except OSError:
+                    pass  # no hard links here: write the file
             path.write_bytes(data)
+            written += 1
         if not target.exists():
             tmp.rename(target)
         elif _exchange(tmp, target):
@@ -62,6 +81,7 @@ def write_tree(target: Path, files: dict[str, bytes]) -> None:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    return written
 
 
 def read_tree(target: Path) -> dict[str, bytes]:

@@ -182,8 +182,8 @@ def site(root: Path | None, out: Path | None) -> None:
     root = resolve_root(root)
     corpus = _valid_corpus(root)
     target = out or root / "site"
-    n = write_site(corpus, target)
-    click.echo(f"wrote {target}: {n} files; open {target / 'index.html'}")
+    total, written = write_site(corpus, target)
+    click.echo(f"wrote {target}: {total} files, {written} changed; open {target / 'index.html'}")
 
 
 @cli.command()

@@ -252,9 +252,9 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     return files
 
 
-def write_site(corpus: Corpus, out: Path) -> int:
+def write_site(corpus: Corpus, out: Path) -> tuple[int, int]:
+    """Build and write the site; returns (files in the site, files actually rewritten)."""
     from .atomic import write_tree
 
     files = build_site(corpus)
-    write_tree(out, files)
-    return len(files)
+    return len(files), write_tree(out, files)
