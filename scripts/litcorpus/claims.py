@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus
+from .corpus import Corpus, load_corpus
 from .problems import Problem
 from .query import NUMERIC, Where, filter_problems, matches
 from .yamlio import Document, FieldPath, read_document
@@ -213,8 +213,6 @@ def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> ClaimResul
 
 def claims_report(root: Path) -> tuple[list[ClaimResult], list[Problem]]:
     """Load the corpus and evaluate claims.yaml (what `litcorpus claims` runs)."""
-    from .corpus import load_corpus
-
     corpus = load_corpus(root)
     loaded = load_claims(corpus)
     errors = [p for p in loaded.problems if p.severity == "error"]

@@ -95,9 +95,6 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     strict: bool = False
 
-    def add(self, problem: Problem) -> None:
-        self.problems.append(problem)
-
     def extend(self, problems: Iterable[Problem]) -> None:
         self.problems.extend(problems)
 

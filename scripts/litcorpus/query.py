@@ -13,7 +13,7 @@ Filters are data: `filter_problems` checks one against the taxonomy before it is
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from .problems import Problem, did_you_mean
@@ -59,10 +59,6 @@ def matches(data: dict[str, Any], where: Where) -> bool:
             if not ok:
                 return False
     return True
-
-
-def select(records: Iterable[dict[str, Any]], where: Where) -> list[dict[str, Any]]:
-    return [d for d in records if matches(d, where)]
 
 
 def describe(where: Where) -> str:

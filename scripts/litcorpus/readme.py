@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .corpus import Corpus
-from .site import grouped, safe_url, tags_of
+from .site import grouped, safe_url, shared_labels, tags_of
 from .stats import corpus_hash
 from .views import load_views
 
@@ -43,8 +43,10 @@ def _author(data: dict[str, Any]) -> str:
     return f"{first}{' et al.' if more else ''}, {data.get('year')}"
 
 
-def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str]) -> str:
-    tags = [t for t in tags_of(data, corpus.taxonomy) if t.axis in tag_axes and t.value != "NA"]
+def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str], shared: set[str]) -> str:
+    tags = [
+        t for t in tags_of(data, corpus.taxonomy, shared) if t.axis in tag_axes and t.value != "NA"
+    ]
     tags.sort(key=lambda t: tag_axes.index(t.axis))
     shown = ", ".join(
         f"{t.code} {t.label}" if t.code else f"{t.axis_label}: {t.label}" for t in tags
@@ -58,6 +60,7 @@ def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str]) -> str:
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     tax = corpus.taxonomy
     tag_axes = load_views(tax)[0].readme_tags
+    shared = shared_labels(tax)
     papers = sorted(
         (r.data for r in corpus.of("paper")),
         key=lambda d: (-int(d.get("year", 0)), str(d.get("title", "")).lower()),
@@ -79,7 +82,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     lines += [f"- [{h}](#{slug(h)})" for h in tail_headings if h not in UNLISTED]
     for label, entries in sections:
         lines += ["", f"## {label}", ""]
-        lines += [item(d, corpus, tag_axes) for d in entries]
+        lines += [item(d, corpus, tag_axes, shared) for d in entries]
     lines += ["", END]
     return "\n".join(lines)
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from orchtrace.schemadoc import schema_rows
+
 from .corpus import Corpus
 from .export import entry_bibtex
 from .plots import figure_titles
@@ -55,7 +57,7 @@ class Tag:
     code: str | None
 
 
-def _shared_labels(tax: Taxonomy) -> set[str]:
+def shared_labels(tax: Taxonomy) -> set[str]:
     """Value labels that more than one axis uses (Yes, No, Debate): chips name their axis."""
     seen: dict[str, set[str]] = {}
     for axis in tax.axes_for("paper"):
@@ -64,9 +66,10 @@ def _shared_labels(tax: Taxonomy) -> set[str]:
     return {label for label, axes in seen.items() if len(axes) > 1}
 
 
-def tags_of(data: dict[str, Any], tax: Taxonomy) -> list[Tag]:
+def tags_of(data: dict[str, Any], tax: Taxonomy, shared: set[str] | None = None) -> list[Tag]:
+    """The entry's tags in axis order; SHARED (from shared_labels) can be passed in loops."""
     out = []
-    shared = _shared_labels(tax)
+    shared = shared_labels(tax) if shared is None else shared
     for axis in tax.axes_for("paper"):
         raw = data.get(axis.id)
         for value in raw if isinstance(raw, list) else [] if raw is None else [raw]:
@@ -92,10 +95,10 @@ def links_of(data: dict[str, Any], tax: Taxonomy) -> list[tuple[str, str]]:
     return links
 
 
-def entry_view(data: dict[str, Any], tax: Taxonomy) -> dict[str, Any]:
+def entry_view(data: dict[str, Any], tax: Taxonomy, shared: set[str]) -> dict[str, Any]:
     authors = [a for a in data.get("authors", []) if isinstance(a, str)]
     first = authors[0] if authors else ""
-    tags = tags_of(data, tax)
+    tags = tags_of(data, tax, shared)
     facets: dict[str, list[str]] = {}
     for t in tags:
         facets.setdefault(t.axis, []).append(t.value)
@@ -131,30 +134,6 @@ def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[
     return [(label, members) for label, members in sections if members]
 
 
-def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
-    """Flatten a JSON Schema's properties into documented rows (name, type, required, text)."""
-    rows = []
-    required = set(schema.get("required", []))
-    for name, prop in schema.get("properties", {}).items():
-        path = f"{prefix}{name}"
-        kind = prop.get("type") or ("enum" if "enum" in prop else "")
-        if kind == "array":
-            kind = f"array of {prop.get('items', {}).get('type', 'values')}"
-        rows.append(
-            {
-                "name": path,
-                "type": kind,
-                "required": name in required,
-                "values": prop.get("enum", []),
-                "description": prop.get("description", ""),
-            }
-        )
-        inner = prop.get("items") if prop.get("type") == "array" else prop
-        if isinstance(inner, dict) and "properties" in inner:
-            rows += schema_rows(inner, f"{path}{'[]' if prop.get('type') == 'array' else ''}.")
-    return rows
-
-
 def _static() -> dict[str, bytes]:
     folder = resources.files("litcorpus") / "static"
     return {
@@ -169,7 +148,8 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     tax = corpus.taxonomy
     stats, stats_files = build_stats_files(corpus)
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
-    entries = [entry_view(r.data, tax) for r in records]
+    shared = shared_labels(tax)
+    entries = [entry_view(r.data, tax, shared) for r in records]
     by_key = {e["key"]: e for e in entries}
     categories = grouped(tax, [(e["data"], e) for e in entries])
     related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}

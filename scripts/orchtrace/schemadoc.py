@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def _rows(node: dict[str, Any], prefix: str = "") -> list[str]:
+def schema_rows(node: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
+    """The schema's properties flattened depth-first: name (dotted, [] for array items), type,
+    required, allowed values, minimum and description. Also used by the site's trace page."""
     rows = []
     required = set(node.get("required", []))
     for name, prop in node.get("properties", {}).items():
@@ -13,16 +15,29 @@ def _rows(node: dict[str, Any], prefix: str = "") -> list[str]:
         kind = prop.get("type") or "enum"
         if kind == "array":
             kind = f"array of {prop.get('items', {}).get('type', 'values')}"
-        text = prop.get("description", "")
-        if "enum" in prop:
-            text += " One of: " + ", ".join(f"`{v}`" for v in prop["enum"]) + "."
-        if "minimum" in prop:
-            text += f" At least {prop['minimum']}."
-        rows.append(f"| `{path}` | {kind} | {'yes' if name in required else ''} | {text} |")
+        rows.append(
+            {
+                "name": path,
+                "type": kind,
+                "required": name in required,
+                "values": prop.get("enum", []),
+                "minimum": prop.get("minimum"),
+                "description": prop.get("description", ""),
+            }
+        )
         inner = prop.get("items") if prop.get("type") == "array" else prop
         if isinstance(inner, dict) and "properties" in inner:
-            rows += _rows(inner, f"{path}{'[]' if prop.get('type') == 'array' else ''}.")
+            rows += schema_rows(inner, f"{path}{'[]' if prop.get('type') == 'array' else ''}.")
     return rows
+
+
+def _markdown_row(row: dict[str, Any]) -> str:
+    text = row["description"]
+    if row["values"]:
+        text += " One of: " + ", ".join(f"`{v}`" for v in row["values"]) + "."
+    if row["minimum"] is not None:
+        text += f" At least {row['minimum']}."
+    return f"| `{row['name']}` | {row['type']} | {'yes' if row['required'] else ''} | {text} |"
 
 
 def schema_markdown(schema: dict[str, Any]) -> str:
@@ -38,7 +53,7 @@ def schema_markdown(schema: dict[str, Any]) -> str:
         "",
         "| field | type | required | meaning |",
         "| --- | --- | --- | --- |",
-        *_rows(schema),
+        *map(_markdown_row, schema_rows(schema)),
         "",
     ]
     return "\n".join(lines)
