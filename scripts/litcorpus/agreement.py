@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from .corpus import Corpus
 from .problems import Problem
 
 PREFIX = "ann_"
+MAX_BYTES = 4 << 20  # one short row per entry: far more than any second reader's file
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
@@ -36,9 +38,15 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
 def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Per-axis agreement of the corpus with the second reader in FILE."""
     rel = file.name
-    with contextlib.suppress(ValueError):
-        rel = file.resolve().relative_to(corpus.root.resolve()).as_posix()
+    with contextlib.suppress(ValueError, OSError, RuntimeError):  # RuntimeError: a link loop
+        rel = (file.parent.resolve() / file.name).relative_to(corpus.root.resolve()).as_posix()
     try:
+        info = file.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or device would block or never end
+            return None, [Problem(rel, "agreement-invalid", "not a regular file")]
+        if info.st_size > MAX_BYTES:
+            size = f"file is {info.st_size:,} bytes; the limit is {MAX_BYTES:,}"
+            return None, [Problem(rel, "agreement-invalid", size)]
         with open(file, encoding="utf-8", newline="") as f:
             rows = list(csv.DictReader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:

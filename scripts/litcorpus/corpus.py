@@ -52,6 +52,14 @@ def find_root(start: Path | None = None) -> Path:
     return here
 
 
+def _leaves(link: Path, real_root: Path) -> bool:
+    """Whether LINK resolves outside REAL_ROOT; a loop does not resolve, and reading it fails."""
+    try:
+        return not link.resolve().is_relative_to(real_root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop on Python < 3.13
+        return False
+
+
 def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[Path, str]]:
     folder = root / dirname
     if not folder.is_dir():
@@ -60,8 +68,18 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
     for entry in sorted(folder.iterdir()):
         rel = f"{dirname}/{entry.name}"
         if entry.name.startswith("."):
+            if entry.suffix in (".yaml", ".yml"):
+                problems.append(
+                    Problem(
+                        rel,
+                        "unexpected-file",
+                        "hidden file in a record folder; it is not read",
+                        hint="record file names start with a letter or digit",
+                        severity="warning",
+                    )
+                )
             continue
-        if entry.is_symlink() and not entry.resolve().is_relative_to(real_root):
+        if entry.is_symlink() and _leaves(entry, real_root):
             problems.append(
                 Problem(
                     rel,

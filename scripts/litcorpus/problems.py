@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal
 
 from rapidfuzz import fuzz, process
@@ -111,7 +111,7 @@ class Report:
 
     def to_dict(self) -> dict[str, object]:
         keys = ("path", "line", "column", "code", "severity", "field", "message", "hint")
-        return {"ok": self.ok, "problems": [{k: asdict(p)[k] for k in keys} for p in self]}
+        return {"ok": self.ok, "problems": [{k: getattr(p, k) for k in keys} for p in self]}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

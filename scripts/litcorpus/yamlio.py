@@ -4,12 +4,14 @@ YAML 1.1 silently retypes plain scalars (`yes` -> True, `2412.01920` -> 2412.019
 reader keeps such scalars as their text and records them in `Document.implicit`, so the
 validator can ask for quotes where another YAML reader would change the value. Decimal integers
 become ints, empty scalars None. Anchors and aliases, unknown tags, duplicate keys, deep
-nesting, oversized, binary and non-UTF-8 files become problems instead of exceptions.
+nesting, oversized, binary and non-UTF-8 files, and pipes or devices, become problems instead of
+exceptions.
 """
 
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +73,10 @@ def read_document(file: Path, rel: str, max_bytes: int = MAX_BYTES) -> Document:
         return doc
 
     try:
-        size = file.stat().st_size
+        info = file.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or device would block or never end
+            return fail("unreadable-file", "not a regular file", "commit the file itself")
+        size = info.st_size
         if size > max_bytes:
             return fail(
                 "file-too-large",
@@ -110,6 +115,12 @@ def read_document(file: Path, rel: str, max_bytes: int = MAX_BYTES) -> Document:
         )
     try:
         node = yaml.compose(text, Loader=_Loader)
+    except RecursionError:  # the pure-Python reader recurses once per level; libyaml stops at 1000
+        return fail(
+            "too-deep",
+            "nesting too deep for the YAML reader",
+            "entries are flat mappings with short lists",
+        )
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(x) for x in (exc.context, exc.problem) if x) or str(exc)
@@ -206,5 +217,8 @@ class _Walker:
             return None
         self.doc.implicit[path] = (kind, text)
         if kind == "int" and _DECIMAL.match(text):
-            return int(text)
+            try:
+                return int(text)
+            except ValueError:  # more digits than Python converts: kept as text
+                return text
         return text

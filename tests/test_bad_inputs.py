@@ -1,0 +1,390 @@
+"""Bad inputs for `litcorpus check` run as a command: exit 1, the file named, bounded cost.
+
+Each case breaks one file or one field of the small valid corpus, then runs
+`python -m litcorpus check --strict --format json` in a child process under an address-space
+limit and a timeout. A case passes when the command exits 1 without a traceback, reports the
+expected code at the expected file (and line, where the input has one), stays within its time
+and memory bounds, and leaves every file of the corpus byte for byte as it was.
+
+The cases are the one-per-code list of test_check_problems plus the hostile inputs below:
+huge files, deep nesting, alias bombs, paths that try to leave the corpus, pipes and link
+loops, values that only look like dates, years or ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+import yaml
+
+from conftest import make_mini_root
+from litcorpus import yamlio
+from litcorpus.problems import CODES
+from test_check_problems import CASES, A, B, X, change, symlink, write
+
+R = "reviews/second-reader.csv"
+MIB = 1 << 20
+MEMORY_LIMIT = 2 << 30  # hard address-space limit: a runaway case fails instead of swapping
+KILL_AFTER = 60.0  # hard wall-clock limit, above every case's bound
+SECONDS = 20.0  # default bound on one run
+TIGHT = 5.0  # bound for the inputs built to cost time or memory
+RSS_MIB = 256  # bound on the peak resident memory of one run
+
+
+class BadInput(NamedTuple):
+    id: str
+    action: Callable[[Path], Any]
+    code: str
+    path: str
+    line: int | None
+    seconds: float = SECONDS
+
+
+def write_big(rel: str, head: bytes, size: int) -> Callable[[Path], None]:
+    """Write HEAD then filler up to SIZE bytes, a megabyte at a time."""
+
+    def action(root: Path) -> None:
+        with open(root / rel, "wb") as f:
+            f.write(head)
+            left = size - len(head)
+            while left > 0:
+                f.write(b"x" * min(left, MIB))
+                left -= MIB
+            f.write(b"\n")
+
+    return action
+
+
+def replace_file(rel: str, make: Callable[[Path], None]) -> Callable[[Path], None]:
+    """Remove the file REL, then create something else in its place."""
+
+    def action(root: Path) -> None:
+        (root / rel).unlink()
+        make(root / rel)
+
+    return action
+
+
+def odd_name(folder: str, name: bytes, content: bytes) -> Callable[[Path], None]:
+    """Write a file whose name is given as raw bytes (possibly not UTF-8)."""
+
+    def action(root: Path) -> None:
+        with open(os.fsencode(root / folder) + b"/" + name, "wb") as f:
+            f.write(content)
+
+    return action
+
+
+def nested_mappings(levels: int) -> Iterator[bytes]:
+    """The lines of a block mapping LEVELS deep, one more space of indent per level."""
+    for i in range(levels):
+        yield b" " * i + b"k:\n"
+    yield b" " * levels + b"k: 1\n"
+
+
+def write_nested(rel: str, levels: int) -> Callable[[Path], None]:
+    """Write a record whose one extra field is a block mapping LEVELS deep."""
+
+    def action(root: Path) -> None:
+        with open(root / rel, "wb") as f:
+            f.write(b"key: block\n")
+            f.writelines(nested_mappings(levels))
+
+    return action
+
+
+LOL = b'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+BOMB = (
+    b"key: bomb\n"
+    + LOL
+    + b"".join(
+        b"%c: &%c [%s]\n" % (c, c, b", ".join([b"*%c" % (c - 1)] * 9))
+        for c in range(ord("b"), ord("k"))
+    )
+)
+
+# fmt: off
+EXTRA: list[BadInput] = [
+    # Size, nesting and aliases: each must cost little however it is built.
+    BadInput("file-50mb", write_big("papers/big.yaml", b"key: big\nnotes: ", 50 * MIB),
+             "file-too-large", "papers/big.yaml", None, TIGHT),
+    BadInput("file-50mb-many-lines", write_big("papers/lines.yaml", b"key: lines\nx:\n" +
+             b"  - a\n" * 1000, 50 * MIB), "file-too-large", "papers/lines.yaml", None, TIGHT),
+    BadInput("taxonomy-50mb", write_big("taxonomy.yaml", b"axes: ", 50 * MIB),
+             "file-too-large", "taxonomy.yaml", None, TIGHT),
+    BadInput("second-reader-50mb", write_big(R, b"key,ann_category\nalpha-rl,", 50 * MIB),
+             "agreement-invalid", R, None, TIGHT),
+    BadInput("nested-flow-seq-10000", write("papers/flow.yaml",
+             "key: flow\nx: " + "[" * 10_000 + "]" * 10_000 + "\n"),
+             "yaml-syntax", "papers/flow.yaml", 2, TIGHT),
+    BadInput("nested-flow-map-10000", write("papers/flow.yaml",
+             "key: flow\nx: " + "{a: " * 10_000 + "1" + "}" * 10_000 + "\n"),
+             "yaml-syntax", "papers/flow.yaml", 2, TIGHT),
+    BadInput("nested-block-seq-10000", write("papers/block.yaml",
+             "key: block\nx:\n" + "- " * 10_000 + "x\n"),
+             "yaml-syntax", "papers/block.yaml", 3, TIGHT),
+    # 10,000 indented levels need 50 MB of indentation; 1,200 fit below the size limit.
+    BadInput("nested-block-map-10000", write_nested("papers/block.yaml", 10_000),
+             "file-too-large", "papers/block.yaml", None, TIGHT),
+    BadInput("nested-block-map-1200", write_nested("papers/block.yaml", 1200),
+             "yaml-syntax", "papers/block.yaml", 1001, TIGHT),
+    BadInput("nested-block-map-40", write_nested("papers/block.yaml", 40),
+             "too-deep", "papers/block.yaml", 35, TIGHT),
+    BadInput("claims-nested-10000", write("claims.yaml", "[" * 10_000),
+             "yaml-syntax", "claims.yaml", 1, TIGHT),
+    BadInput("alias-bomb", write("papers/bomb.yaml", BOMB),
+             "yaml-alias", "papers/bomb.yaml", 2, TIGHT),
+    BadInput("alias-200000-uses", write("papers/aliases.yaml",
+             "key: aliases\na: &a x\nb: [" + "*a, " * 200_000 + "]\n"),
+             "yaml-alias", "papers/aliases.yaml", 2, TIGHT),
+    BadInput("unknown-fields-60000", write("papers/wide.yaml",
+             "key: wide\n" + "".join(f"k{i}: 1\n" for i in range(60_000))),
+             "unknown-field", "papers/wide.yaml", 2),
+    BadInput("integer-5000-digits", change(A, "year: 2025", "year: " + "9" * 5000),
+             "wrong-type", A, 6),
+    # Encodings and layout.
+    BadInput("empty-zero-bytes", write("papers/zero.yaml", b""),
+             "empty-file", "papers/zero.yaml", 1),
+    BadInput("binary-image", write("papers/image.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+             "binary-file", "papers/image.yaml", 3),
+    BadInput("invalid-utf8-line-3", write("papers/bad.yaml", b"key: bad\ntitle: x\nvenue: \xff\n"),
+             "not-utf8", "papers/bad.yaml", 3),
+    BadInput("bom-utf16", write("papers/utf16.yaml", "key: utf16\n".encode("utf-16")),
+             "binary-file", "papers/utf16.yaml", 1),
+    BadInput("crlf-exclusion", lambda root: (root / X).write_bytes(
+             (root / X).read_bytes().replace(b"\n", b"\r\n")), "crlf", X, 1),
+    BadInput("tab-before-key", change(A, '  arxiv: "2501.00001"', '\tarxiv: "2501.00001"'),
+             "yaml-syntax", A, 10),
+    BadInput("duplicate-key-in-ids", change(A, '  arxiv: "2501.00001"',
+             '  arxiv: "2501.00001"\n  arxiv: "2501.00009"'), "duplicate-yaml-key", A, 11),
+    # Names and paths that try to leave the corpus.
+    BadInput("key-dotdot-path", change(A, "key: alpha-rl", "key: ../../etc/passwd"),
+             "key-mismatch", A, 1),
+    BadInput("key-with-slash", change(A, "key: alpha-rl", "key: papers/alpha-rl"),
+             "key-mismatch", A, 1),
+    BadInput("exclusion-id-dotdot", change(X, "id: E001", "id: ../E001"),
+             "key-mismatch", X, 1),
+    BadInput("file-name-inner-dotdot", write("papers/a..b.yaml", "key: a..b\n"),
+             "unsafe-key", "papers/a..b.yaml", 1),
+    BadInput("file-name-leading-dotdot", write("papers/..evil.yaml", "key: evil\n"),
+             "unexpected-file", "papers/..evil.yaml", None),
+    BadInput("file-name-not-utf8", odd_name("papers", b"caf\xe9.yaml", b"key: cafe\n"),
+             "unsafe-key", "papers/caf\udce9.yaml", 1),
+    BadInput("symlink-outside-relative", lambda root: (
+             (root.parent / "outside.yaml").write_text("key: outside\n"),
+             os.symlink("../../outside.yaml", root / "papers/outside.yaml")),
+             "symlink-outside", "papers/outside.yaml", None),
+    BadInput("symlink-loop", symlink("papers/loop.yaml", "loop.yaml"),
+             "unreadable-file", "papers/loop.yaml", None, TIGHT),
+    BadInput("fifo", lambda root: os.mkfifo(root / "papers/pipe.yaml"),
+             "unreadable-file", "papers/pipe.yaml", None, TIGHT),
+    BadInput("symlink-to-fifo", lambda root: (os.mkfifo(root / "pipe"),
+             os.symlink("../pipe", root / "papers/pipe.yaml")),
+             "unreadable-file", "papers/pipe.yaml", None, TIGHT),
+    BadInput("directory-named-yaml", lambda root: (root / "papers/dir.yaml").mkdir(),
+             "unexpected-file", "papers/dir.yaml", None),
+    BadInput("second-reader-fifo", replace_file(R, lambda p: os.mkfifo(p)),
+             "agreement-invalid", R, None, TIGHT),
+    BadInput("second-reader-loop", replace_file(R, lambda p: os.symlink(p.name, p)),
+             "agreement-invalid", R, None, TIGHT),
+    # Values that only look right.
+    BadInput("date-not-a-date", change(X, "date_screened: 2026-04-26", "date_screened: last week"),
+             "bad-date", X, 8),
+    BadInput("date-as-number", change(X, "date_screened: 2026-04-26", "date_screened: 20260426"),
+             "bad-date", X, 8),
+    BadInput("date-month-13", change(X, "date_screened: 2026-04-26", 'date_screened: "2026-13-01"'),
+             "bad-date", X, 8),
+    BadInput("date-with-time", change(X, "date_screened: 2026-04-26",
+             "date_screened: 2026-04-26 10:00:00"), "bad-date", X, 8),
+    BadInput("year-next-century", change(B, "year: 2024", "year: 2124"), "out-of-range", B, 6),
+    BadInput("year-fraction", change(A, "year: 2025", "year: 2025.5"), "wrong-type", A, 6),
+    BadInput("arxiv-float-exclusion", change(X, 'arxiv: "2301.00003"', "arxiv: 2301.00003"),
+             "implicit-type", X, 4),
+    BadInput("arxiv-float-trailing-zero", change(B, 'arxiv: "2406.00002"', "arxiv: 2406.10"),
+             "implicit-type", B, 10),
+]
+# fmt: on
+
+ALL: list[BadInput] = [BadInput(*case) for case in CASES] + EXTRA
+
+# Runs the command given after two arguments (where to write the measurements, the address-space
+# limit) and records its exit status, wall time and peak RSS. The command is started from this
+# small process rather than from pytest, because a forked child's peak RSS on Linux includes the
+# memory of the process it was forked from.
+LAUNCHER = """
+import json, os, resource, subprocess, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+start = time.monotonic()
+child = subprocess.Popen(sys.argv[3:])
+_, status, usage = os.wait4(child.pid, 0)
+child.returncode = os.waitstatus_to_exitcode(status)
+result = {"exit": child.returncode, "seconds": time.monotonic() - start,
+          "rss_kib": usage.ru_maxrss}
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    json.dump(result, f)
+"""
+
+
+class Run(NamedTuple):
+    exit: int
+    seconds: float
+    rss_mib: float
+    stdout: str
+    stderr: str
+
+
+def run_check(root: Path, work: Path) -> Run:
+    """Run `litcorpus check` on ROOT in a child process, measured and limited; WORK is scratch."""
+    measured, out, err = work / "measured.json", work / "stdout", work / "stderr"
+    command = [sys.executable, "-m", "litcorpus", "check", "--strict", "--format", "json"]
+    with open(out, "wb") as stdout, open(err, "wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER, measured, str(MEMORY_LIMIT), *command, "--root", root],
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,  # one process group: a timeout kills the command too
+        )
+        try:
+            proc.wait(timeout=KILL_AFTER)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"check did not finish within {KILL_AFTER:.0f} s")
+    if not measured.exists():
+        pytest.fail(f"the launcher failed:\n{err.read_text(errors='replace')}")
+    got = json.loads(measured.read_text(encoding="utf-8"))
+    return Run(
+        got["exit"],
+        got["seconds"],
+        got["rss_kib"] / 1024,
+        out.read_bytes().decode("utf-8", "surrogateescape"),  # file names need not be UTF-8
+        err.read_bytes().decode("utf-8", "replace"),
+    )
+
+
+def snapshot(root: Path, skip: Path) -> dict[str, str]:
+    """Every entry below ROOT but outside SKIP: a file's SHA-256, a link's target, or its kind."""
+    found: dict[str, str] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if os.path.join(folder, d) != str(skip)]
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                found[path] = "link " + os.readlink(path)
+            elif stat.S_ISREG(mode):
+                with open(path, "rb") as f:
+                    found[path] = hashlib.file_digest(f, "sha256").hexdigest()
+            else:
+                found[path] = f"mode {stat.S_IFMT(mode):o}"
+    return found
+
+
+class Outcome(NamedTuple):
+    run: Run
+    changed: bool
+
+
+def attempt(case: BadInput, base: Path) -> Outcome:
+    """Break a fresh corpus below BASE as CASE says, run check on it, then remove BASE."""
+    root, work = make_mini_root(base), base / "work"
+    work.mkdir()
+    try:
+        case.action(root)
+        before = snapshot(base, skip=work)
+        run = run_check(root, work)
+        return Outcome(run, snapshot(base, skip=work) != before)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)  # several cases leave 50 MB behind
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Future[Outcome]]:
+    """The selected cases, run two at a time (each run is one short, mostly idle process)."""
+    chosen = {
+        item.callspec.params["case"].id
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.module is not None
+        and item.module.__name__ == __name__
+        and item.originalname == "test_bad_input"
+    }
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {
+            case.id: pool.submit(attempt, case, tmp_path_factory.mktemp(case.id))
+            for case in ALL
+            if case.id in chosen
+        }
+
+
+@pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])
+def test_bad_input(
+    case: BadInput, outcomes: dict[str, Future[Outcome]], request: pytest.FixtureRequest
+) -> None:
+    run, changed = outcomes[case.id].result()
+    request.node.user_properties += [("seconds", run.seconds), ("peak_rss_mib", run.rss_mib)]
+    shown = f"exit {run.exit}\nstderr:\n{run.stderr[-3000:]}\nstdout:\n{run.stdout[:3000]}"
+    assert "Traceback" not in run.stderr, shown
+    assert run.exit == 1, shown
+    report = json.loads(run.stdout)
+    assert report["ok"] is False
+    hits = [p for p in report["problems"] if p["code"] == case.code and p["path"] == case.path]
+    assert hits, f"expected {case.code} at {case.path}\n{shown}"
+    if case.line is not None:
+        assert case.line in {p["line"] for p in hits}, shown
+    assert run.seconds < case.seconds, f"took {run.seconds:.2f} s (bound {case.seconds} s)"
+    assert run.rss_mib < RSS_MIB, f"peak RSS {run.rss_mib:.0f} MiB (bound {RSS_MIB} MiB)"
+    assert not changed, "check changed the corpus"
+
+
+def test_the_valid_corpus_passes_under_the_same_limits(tmp_path: Path) -> None:
+    """The baseline: the unbroken corpus exits 0 with no problems."""
+    root = make_mini_root(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    run = run_check(root, work)
+    assert (run.exit, json.loads(run.stdout)) == (0, {"ok": True, "problems": []}), run.stderr
+    assert run.rss_mib < RSS_MIB
+
+
+def test_suite_is_broad() -> None:
+    """At least 40 cases with distinct names, covering every registered problem code."""
+    assert len(ALL) >= 40
+    assert len({c.id for c in ALL}) == len(ALL)
+    assert {c.code for c in ALL} == set(CODES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x: " + "[" * 10_000 + "]" * 10_000,
+        "x:\n" + "- " * 10_000 + "x",
+        b"".join(nested_mappings(1200)).decode(),
+    ],
+    ids=["flow", "block-seq", "block-map"],
+)
+def test_deep_nesting_without_libyaml(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pure-Python YAML reader recurses once per level: deep input is a problem, not a crash."""
+    monkeypatch.setattr(yamlio, "_Loader", yaml.SafeLoader)
+    file = tmp_path / "deep.yaml"
+    file.write_text(text, encoding="utf-8")
+    doc = yamlio.read_document(file, "papers/deep.yaml")
+    assert [p.code for p in doc.problems] == ["too-deep"]
