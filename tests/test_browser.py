@@ -1,11 +1,17 @@
 """The site in a real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright),
-opened straight from disk: URL filters, search, facets, history, the gap map, and hostile data."""
+opened straight from disk: URL filters, search, facets, pages, history, the gap map, and hostile
+data."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
@@ -212,5 +218,160 @@ def test_phone_width_has_no_horizontal_scroll(site: Path, browser: Browser) -> N
     context = browser.new_context(viewport={"width": 375, "height": 800})
     pg = context.new_page()
     pg.goto((site / "index.html").as_uri())
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 375
+    context.close()
+
+
+PAGE = 100  # litcorpus.listing.PAGE_SIZE
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """A generated 250-entry corpus (three pages) and its site: (site folder, entry data)."""
+    from conftest import REPO
+
+    root = tmp_path_factory.mktemp("big") / "corpus"
+    gen = REPO / "tests" / "bench" / "gencorpus.py"
+    subprocess.run([sys.executable, str(gen), "250", str(root)], check=True, timeout=120)
+    corpus = load_corpus(root)
+    write_tree(root / "site", build_site(corpus))
+    return root / "site", [r.data for r in corpus.of("paper")]
+
+
+def entry_keys(page: Page) -> list[str]:
+    return page.eval_on_selector_all("li.entry", "els => els.map(e => e.dataset.key)")
+
+
+def status_is(page: Page, text: str) -> None:
+    wait_for(page, f"document.querySelector('#status').textContent === {text!r}")
+
+
+def sections_html(page: Page) -> str:
+    """The rendered sections, with whitespace between tags and the ../ of list pages dropped."""
+    html = page.eval_on_selector_all("#results section", "els => els.map(e => e.outerHTML)")
+    return re.sub(r">\s+<", "><", "".join(html)).replace('href="../', 'href="')
+
+
+def test_list_pages_through_the_url_and_history(
+    big: tuple[Path, list[dict[str, Any]]], page: Page
+) -> None:
+    site, _ = big
+    page.goto((site / "index.html").as_uri())
+    assert page.evaluate("typeof window.LITCORPUS_ENTRIES") == "undefined"  # loaded on use
+    assert page.text_content("#status") == "Showing 1\u2013100 of all 250 entries."
+    first = entry_keys(page)
+    assert len(first) == PAGE
+    page.click("#pager a[rel=next]")
+    status_is(page, "Showing 101\u2013200 of all 250 entries.")
+    second = entry_keys(page)
+    assert len(second) == PAGE and not set(first) & set(second)
+    assert page.url.endswith("index.html?page=2")
+    assert page.get_attribute("#pager [aria-current=page]", "data-page") == "2"
+    assert page.evaluate("document.activeElement.id") == "results"
+    page.click('#pager a[aria-label="Page 3"]')
+    status_is(page, "Showing 201\u2013250 of all 250 entries.")
+    assert len(entry_keys(page)) == 50 and page.is_visible("#pager span.off")
+    page.go_back()
+    status_is(page, "Showing 101\u2013200 of all 250 entries.")
+    assert entry_keys(page) == second
+    page.go_back()
+    status_is(page, "Showing 1\u2013100 of all 250 entries.")
+    assert entry_keys(page) == first
+    page.go_forward()
+    status_is(page, "Showing 101\u2013200 of all 250 entries.")
+    page.goto((site / "index.html").as_uri() + "?page=99")  # past the end: the last page
+    assert page.text_content("#status") == "Showing 201\u2013250 of all 250 entries."
+
+
+def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
+    big: tuple[Path, list[dict[str, Any]]], page: Page
+) -> None:
+    site, entries = big
+    methods = [d for d in entries if d["category"] == "rl_method"]
+    page.goto((site / "index.html").as_uri() + "?page=2")
+    assert page.text_content("#status") == "Showing 101\u2013200 of all 250 entries."
+    page.check('input[name="category"][value="rl_method"]')
+    status_is(page, f"Showing 1\u2013100 of {len(methods)} matching entries.")
+    assert "page=" not in page.url and "category=rl_method" in page.url
+    assert page.text_content('[data-count="category=rl_method"]') == str(len(methods))
+    assert page.text_content('[data-count="category=benchmark"]') == str(
+        sum(d["category"] == "benchmark" for d in entries)
+    )  # a facet's counts ignore its own selection
+    for value in ("yes", "partial", "no"):
+        expected = sum(d["is_rl"] == value for d in methods)
+        assert page.text_content(f'[data-count="is_rl={value}"]') == str(expected)
+    assert page.eval_on_selector_all("#results h2", "hs => hs.map(h => h.textContent)") == [
+        f"RL method ({PAGE} of {len(methods)})"
+    ]
+    page.click("#pager a[rel=next]")
+    status_is(page, f"Showing 101\u2013{len(methods)} of {len(methods)} matching entries.")
+    assert "page=2" in page.url
+    page.select_option("#sort", "title")
+    status_is(page, f"Showing 1\u2013100 of {len(methods)} matching entries.")
+    titles = page.eval_on_selector_all("li.entry h3", "hs => hs.map(h => h.textContent)")
+    by_title = "ts => { const c = new Intl.Collator(); return ts.map(t => [t.toLowerCase(), t])"
+    by_title += ".sort((a, b) => c.compare(a[0], b[0])).map(p => p[1]); }"
+    assert titles == page.evaluate(by_title, [d["title"] for d in methods])[:PAGE]
+    assert "sort=title" in page.url and "page=" not in page.url
+    page.click("#clear")
+    status_is(page, "Showing 1\u2013100 of all 250 entries.")
+
+
+def test_every_entry_is_reachable_by_paging_with_and_without_script(
+    big: tuple[Path, list[dict[str, Any]]], browser: Browser, page: Page
+) -> None:
+    site, entries = big
+    every = {d["key"] for d in entries}
+    page.goto((site / "index.html").as_uri() + "?sort=year-asc")
+    seen: list[str] = []
+    while True:
+        keys = entry_keys(page)
+        assert 0 < len(keys) <= PAGE
+        seen += keys
+        if not page.query_selector("#pager a[rel=next]"):
+            break
+        before = page.text_content("#status")
+        page.click("#pager a[rel=next]")
+        wait_for(page, f"document.querySelector('#status').textContent !== {before!r}")
+    assert len(seen) == len(every) and set(seen) == every
+    context = browser.new_context(java_script_enabled=False)
+    nojs = context.new_page()
+    url: str | None = (site / "index.html").as_uri()
+    seen = []
+    while url:
+        nojs.goto(url)
+        keys = entry_keys(nojs)
+        assert 0 < len(keys) <= PAGE
+        seen += keys
+        link = nojs.query_selector("#pager a[rel=next]")
+        url = urljoin(nojs.url, link.get_attribute("href") or "") if link else None
+    context.close()
+    assert len(seen) == len(every) and set(seen) == every
+
+
+def test_script_renders_the_same_entries_as_the_static_pages(
+    big: tuple[Path, list[dict[str, Any]]], browser: Browser, page: Page
+) -> None:
+    site, _ = big
+    page.goto((site / "index.html").as_uri())
+    static = {1: sections_html(page)}
+    context = browser.new_context(java_script_enabled=False)
+    nojs = context.new_page()
+    for n in (2, 3):
+        nojs.goto((site / f"list/{n}.html").as_uri())
+        static[n] = sections_html(nojs)
+    context.close()
+    for n in (2, 3, 1):
+        page.click(f'#pager a[aria-label="Page {n}"]')
+        search = f"?page={n}" if n > 1 else ""
+        wait_for(page, f"location.search === {search!r}")
+        assert sections_html(page) == static[n]
+
+
+def test_pager_fits_a_phone(big: tuple[Path, list[dict[str, Any]]], browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    pg = context.new_page()
+    pg.goto((big[0] / "index.html").as_uri() + "?page=2")
+    assert pg.is_visible("#pager a[rel=next]")
     assert pg.evaluate("document.documentElement.scrollWidth") <= 375
     context.close()

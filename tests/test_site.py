@@ -1,19 +1,23 @@
 """`litcorpus site` and `litcorpus readme`: golden HTML of the fixture corpus, safety,
-determinism, and the generated README against awesome-lint."""
+determinism, the paged list, and the generated README against awesome-lint."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, make_mini_root
 from golden import assert_golden
 from litcorpus.corpus import load_corpus
+from litcorpus.listing import PAGE_SIZE, page_window, pager, status_text
 from litcorpus.readme import BEGIN, END, render_readme
 from litcorpus.site import build_site, safe_url
 
@@ -31,7 +35,13 @@ PAGES = [
 
 
 def test_golden_html(mini_site: dict[str, bytes]) -> None:
-    assert_golden("site", {p: mini_site[p] for p in PAGES})
+    assert_golden("site", {p: mini_site[p] for p in [*PAGES, "assets/entries.js"]})
+
+
+def test_golden_list_page(mini_root: Path) -> None:
+    """The second page of a 106-entry list: the no-JavaScript pages and their pager."""
+    grow(mini_root, 103)
+    assert_golden("site-list", {"list/2.html": build_site(load_corpus(mini_root))["list/2.html"]})
 
 
 def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
@@ -198,3 +208,131 @@ def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None
     assert (out / "papers/alpha-rl.html").stat().st_ino == before["papers/alpha-rl.html"]
     assert (out / "papers/beta-bench.html").stat().st_ino != before["papers/beta-bench.html"]
     assert "Scores teams of agents" in (out / "index.html").read_text()
+
+
+def grow(root: Path, n: int) -> None:
+    """Add N variants of alpha-rl (years 2023 to 2026) to the corpus at ROOT."""
+    alpha = (root / "papers/alpha-rl.yaml").read_text()
+    for i in range(n):
+        copy = alpha.replace("key: alpha-rl", f"key: variant{i:03d}")
+        copy = copy.replace("2501.00001", f"2501.3{i:04d}").replace(
+            "year: 2025", f"year: {2023 + i % 4}"
+        )
+        copy = copy.replace("Alpha: Learning to Spawn Sub-Agents", f"Variant {i} on spawning")
+        copy = copy.replace("category: rl_method", f"category: {['rl_method', 'framework'][i % 2]}")
+        (root / f"papers/variant{i:03d}.yaml").write_text(copy)
+
+
+def entry_records(files: dict[str, bytes]) -> dict[str, Any]:
+    text = files["assets/entries.js"].decode()
+    prefix = "window.LITCORPUS_ENTRIES = "
+    assert text.startswith(prefix) and text.endswith(";\n")
+    data: dict[str, Any] = json.loads(text[len(prefix) : -2])
+    return data
+
+
+def page_keys(html: bytes) -> list[str]:
+    return re.findall(r'<li class="entry" data-key="([^"]+)">', html.decode())
+
+
+def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path) -> None:
+    grow(mini_root, 227)
+    corpus = load_corpus(mini_root)
+    files = build_site(corpus)
+    papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
+    assert [p for p in files if p.startswith("list/")] == ["list/2.html", "list/3.html"]
+    pages = [files["index.html"], files["list/2.html"], files["list/3.html"]]
+    assert [len(page_keys(p)) for p in pages] == [PAGE_SIZE, PAGE_SIZE, 30]
+    # sections group within a page, so compare the set of each page's keys with the order
+    order = [r.data["key"] for r in papers]
+    for n, text in enumerate(pages):
+        assert set(page_keys(text)) == set(order[n * PAGE_SIZE : (n + 1) * PAGE_SIZE])
+    second = files["list/2.html"].decode()
+    assert "Showing 101\u2013200 of all 230 entries." in second
+    assert '<a href="../index.html" aria-current="page">Papers</a>' in second
+    assert '<a href="../list/3.html" data-page="3" rel="next">Next</a>' in second
+    assert '<a href="../index.html" data-page="1" rel="prev">Previous</a>' in second
+    assert 'href="../papers/variant000.html"' in second + files["list/3.html"].decode()
+    index = files["index.html"].decode()
+    assert "Showing 1\u2013100 of all 230 entries." in index
+    assert '<a href="list/2.html" data-page="2" rel="next">Next</a>' in index
+    assert "every entry is listed below, 100 to a page, newest first." in index
+    assert re.search(r"<h2>RL method <span class=\"count\">\(\d+ of \d+\)</span></h2>", index)
+
+
+def test_entries_script_holds_every_entry_in_the_default_order(mini_root: Path) -> None:
+    grow(mini_root, 120)
+    corpus = load_corpus(mini_root)
+    files = build_site(corpus)
+    data = entry_records(files)
+    papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
+    assert [e[0] for e in data["entries"]] == [r.data["key"] for r in papers]
+    assert data["pageSize"] == PAGE_SIZE
+    axes = [a["id"] for a in data["axes"]]
+    assert axes[data["group"]] == "category"
+    beta = next(e for e in data["entries"] if e[0] == "beta-bench")
+    tags = {
+        (axis["id"], axis["values"][i][0])
+        for axis, ids in zip(data["axes"], beta[7], strict=True)
+        for i in ids
+    }
+    assert ("benchmark_measures", "E1") in tags and ("category", "benchmark") in tags
+    lists = files["list/2.html"].decode() + files["index.html"].decode()
+    assert html.escape(beta[4], quote=False) in lists  # the byline, as the template writes it
+
+
+def test_single_page_list_has_no_pager(mini_site: dict[str, bytes]) -> None:
+    index = mini_site["index.html"].decode()
+    assert not [p for p in mini_site if p.startswith("list/")]
+    assert '<nav class="pager" id="pager" aria-label="Pages" hidden></nav>' in index
+    assert "Showing all 3 entries." in index
+    assert [e[0] for e in entry_records(mini_site)["entries"]] == [
+        "gamma-survey",
+        "alpha-rl",
+        "beta-bench",
+    ]
+
+
+def test_list_page_size_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
+    sizes = []
+    for n in (120, 400):
+        root = make_mini_root(tmp_path / str(n))
+        grow(root, n)
+        files = build_site(load_corpus(root))
+        assert len(page_keys(files["index.html"])) == PAGE_SIZE
+        sizes.append(len(files["index.html"]))
+    assert abs(sizes[1] - sizes[0]) < 2_000  # the pager and the counts, not the entries
+
+
+@pytest.mark.parametrize(
+    ("current", "pages", "window"),
+    [
+        (1, 1, [1]),
+        (1, 3, [1, 2, 3]),
+        (1, 100, [1, 2, 3, None, 100]),
+        (5, 100, [1, 2, 3, 4, 5, 6, 7, None, 100]),
+        (50, 100, [1, None, 48, 49, 50, 51, 52, None, 100]),
+        (97, 100, [1, None, 95, 96, 97, 98, 99, 100]),
+        (9, 10, [1, None, 7, 8, 9, 10]),
+    ],
+)
+def test_pager_names_a_bounded_window_of_pages(
+    current: int, pages: int, window: list[int | None]
+) -> None:
+    assert page_window(current, pages) == window
+    items = pager(current, pages, "")
+    assert [i["label"] for i in items][1:-1] == [str(n) if n else "\u2026" for n in window]
+    assert [i["page"] for i in items if i["current"]] == [current]
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        ((1, 84, 84, 84, 1), "Showing all 84 entries."),
+        ((1, 2, 2, 4, 1), "Showing 2 of 4 entries."),
+        ((101, 100, 10_000, 10_000, 100), "Showing 101\u2013200 of all 10,000 entries."),
+        ((1201, 34, 1_234, 10_000, 13), "Showing 1,201\u20131,234 of 1,234 matching entries."),
+    ],
+)
+def test_status_text(args: tuple[int, int, int, int, int], text: str) -> None:
+    assert status_text(*args) == text

@@ -1,5 +1,6 @@
-"""Builds the static site (jinja2): the faceted list, per-paper pages, taxonomy, statistics,
-gap map, claims, screening and trace-schema pages; downloads come from stats/exports.
+"""Builds the static site (jinja2): the faceted list (paged, with its entry records; see
+listing), per-paper pages, taxonomy, statistics, gap map, claims, screening and trace-schema
+pages; downloads come from stats/exports.
 
 Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
 bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
@@ -18,6 +19,7 @@ from orchtrace.schemadoc import schema_rows
 
 from .corpus import Corpus
 from .export import entry_bibtex
+from .listing import Listing
 from .plots import figure_titles
 from .statsdir import build_stats_files
 from .tables import build_tables, render
@@ -151,7 +153,6 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     shared = shared_labels(tax)
     entries = [entry_view(r.data, tax, shared) for r in records]
     by_key = {e["key"]: e for e in entries}
-    categories = grouped(tax, [(e["data"], e) for e in entries])
     related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}
     for gap in stats["gaps"]:
         for cell in gap["cells"]:
@@ -176,20 +177,20 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     }
     files: dict[str, bytes] = {}
 
-    def page(path: str, template: str, **context: Any) -> None:
+    def page(path: str, template: str, current: str | None = None, **context: Any) -> None:
         depth = path.count("/")
         html = env.get_template(template).render(
-            **common, **context, base="../" * depth, current=path
+            **common, **context, base="../" * depth, current=current or path
         )
         files[path] = html.encode()
 
-    page(
-        "index.html",
-        "index.html.j2",
-        categories=categories,
-        entries=entries,
-        facet_axes=tax.axes_for("paper"),
-    )
+    listing = Listing(tax, entries, shared)
+    for n, context in enumerate(listing.pages(entries), start=1):
+        if n == 1:
+            page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)
+        else:
+            page(f"list/{n}.html", "list.html.j2", "index.html", **context)
+    files["assets/entries.js"] = listing.script(entries)
     for e in entries:
         src = (corpus.root / "papers" / f"{e['key']}.yaml").read_bytes()
         files[f"src/papers/{e['key']}.yaml"] = src

@@ -1,173 +1,417 @@
-// Progressive enhancement for the awesome-llm-mas-rl site: facets, search, sort and URL state on
-// the list page; cell selection on the gap map; the BibTeX copy button. Data are only ever
+// Progressive enhancement for the awesome-llm-mas-rl site: facets, search, sort, pages and URL
+// state on the list page; cell selection on the gap map; the BibTeX copy button. Data are only ever
 // written with textContent or attributes, never parsed as HTML.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
 
-  function attrName(axis) { return "data-" + axis.replace(/_/g, "-"); }
+  // The list page. index.html holds the first page of the default view (newest first, no
+  // filter); assets/entries.js holds one record per entry (see litcorpus/listing.py) and is
+  // loaded on the first sign of use, or at once when the address asks for another view. Filters
+  // and counts then run over every entry, and only the current page is in the DOM.
+  const KEY = 0, TITLE = 1, HREF = 2, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
+  const SORTS = ["year", "year-asc", "title"];
+  const PAGER_SPAN = 2;
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach((name) => { node.setAttribute(name, attrs[name]); });
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  function fmt(n) { return n.toLocaleString("en-US"); }
+
+  // Page numbers the pager names: the first, the last and PAGER_SPAN either side of the
+  // current one; null stands for two or more pages left out (listing.page_window).
+  function pageWindow(current, pages) {
+    const keep = [];
+    for (let n = 1; n <= pages; n += 1) {
+      if (n === 1 || n === pages || Math.abs(n - current) <= PAGER_SPAN) { keep.push(n); }
+    }
+    const out = [];
+    keep.forEach((n) => {
+      const last = out.length ? out[out.length - 1] : null;
+      if (last !== null && n - last === 2) { out.push(n - 1); }
+      else if (last !== null && n - last > 2) { out.push(null); }
+      out.push(n);
+    });
+    return out;
+  }
+
+  function statusText(view) {
+    if (view.pages <= 1) {
+      return view.matching === view.total ? "Showing all " + fmt(view.total) + " entries."
+        : "Showing " + fmt(view.matching) + " of " + fmt(view.total) + " entries.";
+    }
+    const of = view.matching === view.total ? "all " + fmt(view.total) + " entries"
+      : fmt(view.matching) + " matching entries";
+    return "Showing " + fmt(view.first) + "\u2013" + fmt(view.first + view.count - 1) + " of " +
+      of + ".";
+  }
 
   function listPage(form) {
-    var entries = Array.prototype.slice.call(document.querySelectorAll(".entry"));
-    var axes = Array.prototype.map.call(form.querySelectorAll("fieldset.facet"),
-      function (f) { return f.getAttribute("data-axis"); });
-    var values = entries.map(function (el) {
-      var v = {};
-      axes.forEach(function (a) {
-        var raw = el.getAttribute(attrName(a));
-        v[a] = raw ? raw.split(" ") : [];
-      });
-      return v;
-    });
-    var q = document.getElementById("q");
-    var sort = document.getElementById("sort");
-    var status = document.getElementById("status");
-    var none = document.getElementById("no-results");
-    var index = null;
-    var loading = false;
-    var typingTimer = null;
+    const results = document.getElementById("results");
+    const pager = document.getElementById("pager");
+    const q = document.getElementById("q");
+    const sort = document.getElementById("sort");
+    const status = document.getElementById("status");
+    const none = document.getElementById("no-results");
+    const axes = Array.from(form.querySelectorAll("fieldset.facet"),
+      (f) => f.getAttribute("data-axis"));
+    const orders = {};
+    let data = null;
+    let entriesLoading = false;
+    let queued = null;  // an update waiting for entries.js: {push}
+    let index = null;
+    let indexLoading = false;
+    let typingTimer = null;
+    let page = 1;
+    let focusResults = false;
 
-    function loadIndex() {
-      if (index || loading) { return; }
-      loading = true;
-      var s = document.createElement("script");
-      s.src = "assets/search-index.js";
-      s.onload = function () { index = window.LITCORPUS_SEARCH || {}; update(false); };
-      s.onerror = function () { loading = false; };
+    function loadScript(src, done, failed) {
+      const s = document.createElement("script");
+      s.src = src;
+      s.onload = done;
+      s.onerror = failed;
       document.head.appendChild(s);
     }
 
+    function loadIndex() {
+      if (index || indexLoading) { return; }
+      indexLoading = true;
+      loadScript("assets/search-index.js", () => {
+        index = window.LITCORPUS_SEARCH || {};
+        update(false, true);
+      }, () => { indexLoading = false; });
+    }
+
+    function loadEntries() {
+      if (data || entriesLoading) { return; }
+      entriesLoading = true;
+      loadScript("assets/entries.js", () => {
+        prepare(window.LITCORPUS_ENTRIES);
+        if (queued) {
+          const push = queued.push;
+          queued = null;
+          update(push, true);
+        }
+      }, () => {
+        entriesLoading = false;
+        status.textContent = "The list of entries could not be loaded.";
+      });
+    }
+
+    // Lookups from the record format: axis and value positions, and the facet count spans.
+    function prepare(d) {
+      d.axisAt = {};
+      d.axes.forEach((axis, a) => {
+        d.axisAt[axis.id] = a;
+        axis.valueAt = {};
+        axis.values.forEach((v, j) => { axis.valueAt[v[0]] = j; });
+      });
+      d.spans = Array.from(form.querySelectorAll("fieldset.facet input"), (input) => {
+        const a = d.axisAt[input.name];
+        const v = a === undefined ? undefined : d.axes[a].valueAt[input.value];
+        return [input.parentNode.querySelector(".count"), a, v];
+      }).filter((s) => s[0]);
+      data = d;
+    }
+
     function readState() {
-      var params = new URLSearchParams(window.location.search);
-      var state = { q: params.get("q") || "", sort: params.get("sort") || "year", facets: {} };
-      axes.forEach(function (a) { state.facets[a] = params.getAll(a); });
+      const params = new URLSearchParams(window.location.search);
+      const state = {
+        q: params.get("q") || "",
+        sort: params.get("sort") || "year",
+        page: Math.max(1, parseInt(params.get("page"), 10) || 1),
+        facets: {}
+      };
+      axes.forEach((a) => { state.facets[a] = params.getAll(a); });
       return state;
     }
 
     function formState() {
-      var state = { q: q.value.trim(), sort: sort.value, facets: {} };
-      axes.forEach(function (a) {
-        state.facets[a] = Array.prototype.filter.call(
-          form.querySelectorAll('input[name="' + a + '"]'), function (i) { return i.checked; }
-        ).map(function (i) { return i.value; });
+      const state = { q: q.value.trim(), sort: sort.value, page: page, facets: {} };
+      axes.forEach((a) => {
+        state.facets[a] = Array.from(form.querySelectorAll('input[name="' + a + '"]'))
+          .filter((i) => i.checked).map((i) => i.value);
       });
       return state;
     }
 
+    function isDefault(state) {
+      return !state.q && state.sort === "year" && state.page === 1 &&
+        axes.every((a) => !state.facets[a].length);
+    }
+
     function applyToForm(state) {
       q.value = state.q;
-      sort.value = ["year", "year-asc", "title"].indexOf(state.sort) >= 0 ? state.sort : "year";
-      axes.forEach(function (a) {
-        Array.prototype.forEach.call(form.querySelectorAll('input[name="' + a + '"]'),
-          function (i) { i.checked = state.facets[a].indexOf(i.value) >= 0; });
+      sort.value = SORTS.indexOf(state.sort) >= 0 ? state.sort : "year";
+      axes.forEach((a) => {
+        form.querySelectorAll('input[name="' + a + '"]').forEach((i) => {
+          i.checked = state.facets[a].indexOf(i.value) >= 0;
+        });
       });
     }
+
+    // The address of this page without a query ("./" when it is a folder's index).
+    function here() { return window.location.pathname.split("/").pop() || "./"; }
 
     function toQuery(state) {
-      var params = new URLSearchParams();
-      axes.forEach(function (a) { state.facets[a].forEach(function (v) { params.append(a, v); }); });
+      const params = new URLSearchParams();
+      axes.forEach((a) => { state.facets[a].forEach((v) => { params.append(a, v); }); });
       if (state.q) { params.set("q", state.q); }
       if (state.sort !== "year") { params.set("sort", state.sort); }
-      var s = params.toString();
-      return s ? "?" + s : window.location.pathname.split("/").pop();
+      if (state.page > 1) { params.set("page", String(state.page)); }
+      const s = params.toString();
+      return s ? "?" + s : here();
     }
 
-    function matchesQuery(i, terms) {
-      if (!terms.length) { return true; }
-      if (!index) { return true; }
-      var text = index[entries[i].getAttribute("data-key")] || "";
-      return terms.every(function (t) { return text.indexOf(t) >= 0; });
-    }
-
-    function matchesFacets(i, state, except) {
-      return axes.every(function (a) {
-        if (a === except || !state.facets[a].length) { return true; }
-        return state.facets[a].some(function (v) { return values[i][a].indexOf(v) >= 0; });
+    // Which entries match, and per axis how many entries each value would match if that
+    // axis's own selection were cleared (so counts show what ticking another value adds).
+    function match(state, terms) {
+      const entries = data.entries;
+      const selected = data.axes.map((axis) => {
+        const wanted = state.facets[axis.id] || [];
+        if (!wanted.length) { return null; }
+        const on = new Uint8Array(axis.values.length);
+        wanted.forEach((v) => { if (axis.valueAt[v] !== undefined) { on[axis.valueAt[v]] = 1; } });
+        return on;
       });
-    }
-
-    function reorder(state) {
-      var cmp = {
-        "year": function (a, b) { return b.getAttribute("data-year") - a.getAttribute("data-year"); },
-        "year-asc": function (a, b) { return a.getAttribute("data-year") - b.getAttribute("data-year"); },
-        "title": function (a, b) {
-          return a.getAttribute("data-title").localeCompare(b.getAttribute("data-title"));
+      const active = [];
+      selected.forEach((on, a) => { if (on) { active.push(a); } });
+      const counts = data.axes.map((axis) => new Int32Array(axis.values.length));
+      const matched = new Uint8Array(entries.length);
+      const text = terms.length && index ? index : null;
+      for (let i = 0; i < entries.length; i += 1) {
+        const e = entries[i];
+        if (text) {
+          const hay = text[e[KEY]] || "";
+          if (!terms.every((t) => hay.indexOf(t) >= 0)) { continue; }
         }
-      }[state.sort] || function () { return 0; };
-      Array.prototype.forEach.call(document.querySelectorAll("ol.entries"), function (ol) {
-        var items = Array.prototype.slice.call(ol.children);
-        items.sort(function (a, b) {
-          return cmp(a, b) || a.getAttribute("data-key").localeCompare(b.getAttribute("data-key"));
-        });
-        items.forEach(function (li) { ol.appendChild(li); });
-      });
+        const values = e[VALUES];
+        let misses = 0;
+        let missed = -1;
+        for (let k = 0; k < active.length && misses < 2; k += 1) {
+          const a = active[k];
+          const on = selected[a];
+          if (!values[a].some((v) => on[v] === 1)) { misses += 1; missed = a; }
+        }
+        if (misses === 0) {
+          matched[i] = 1;
+          values.forEach((vs, a) => { vs.forEach((v) => { counts[a][v] += 1; }); });
+        } else if (misses === 1) {
+          values[missed].forEach((v) => { counts[missed][v] += 1; });
+        }
+      }
+      return { matched: matched, counts: counts };
     }
 
-    function update(push) {
-      var state = formState();
-      var terms = state.q.toLowerCase().split(/\s+/).filter(Boolean);
-      if (terms.length && !index) { loadIndex(); }
-      var shown = 0;
-      var inQuery = entries.map(function (_, i) { return matchesQuery(i, terms); });
-      entries.forEach(function (el, i) {
-        var ok = inQuery[i] && matchesFacets(i, state, null);
-        el.hidden = !ok;
-        if (ok) { shown += 1; }
+    // Entry positions in the order of a sort; entries.js is already newest first.
+    function order(name) {
+      if (!orders[name]) {
+        const entries = data.entries;
+        const ids = entries.map((_, i) => i);
+        if (name === "year-asc") {
+          ids.sort((a, b) => (Number(entries[a][YEAR]) || 0) - (Number(entries[b][YEAR]) || 0) ||
+            a - b);
+        } else if (name === "title") {
+          const collator = new Intl.Collator();
+          const titles = entries.map((e) => String(e[TITLE]).toLowerCase());
+          ids.sort((a, b) => collator.compare(titles[a], titles[b]) ||
+            (entries[a][KEY] < entries[b][KEY] ? -1 : 1));
+        }
+        orders[name] = ids;
+      }
+      return orders[name];
+    }
+
+    function entryItem(e) {
+      const li = el("li", { "class": "entry", "data-key": e[KEY] });
+      const h3 = li.appendChild(el("h3"));
+      if (e[HREF]) { h3.appendChild(el("a", { href: e[HREF] }, e[TITLE])); }
+      else { h3.textContent = e[TITLE]; }
+      const meta = li.appendChild(el("p", { "class": "meta" }, e[BYLINE] + " \u00b7 "));
+      meta.appendChild(el("a", { href: "papers/" + e[KEY] + ".html" }, "details"));
+      e[LINKS].forEach((link) => {
+        meta.appendChild(document.createTextNode(" \u00b7 "));
+        meta.appendChild(el("a", { href: link[1] }, link[0]));
       });
-      axes.forEach(function (a) {
-        var counts = {};
-        entries.forEach(function (_, i) {
-          if (inQuery[i] && matchesFacets(i, state, a)) {
-            values[i][a].forEach(function (v) { counts[v] = (counts[v] || 0) + 1; });
+      li.appendChild(el("p", { "class": "summary" }, e[SUMMARY]));
+      const chips = li.appendChild(el("p", { "class": "chips" }));
+      data.axes.forEach((axis, a) => {
+        e[VALUES][a].forEach((j) => {
+          const v = axis.values[j];
+          const chip = el("a", {
+            "class": "chip chip-" + axis.id,
+            href: "taxonomy.html#" + axis.id + "-" + v[0],
+            title: axis.label + ": " + v[2]
+          });
+          if (v[3]) {
+            chip.appendChild(el("span", { "class": "code" }, v[3]));
+            chip.appendChild(document.createTextNode(" "));
           }
-        });
-        Array.prototype.forEach.call(form.querySelectorAll('input[name="' + a + '"]'), function (input) {
-          var span = input.parentNode.querySelector(".count");
-          if (span) { span.textContent = String(counts[input.value] || 0); }
+          chip.appendChild(document.createTextNode(v[2]));
+          chips.appendChild(chip);
+          chips.appendChild(document.createTextNode(" "));
         });
       });
-      Array.prototype.forEach.call(document.querySelectorAll("section.category"), function (sec) {
-        var visible = sec.querySelectorAll(".entry:not([hidden])").length;
-        sec.hidden = visible === 0;
-        var c = sec.querySelector("h2 .count");
-        if (c) { c.textContent = "(" + visible + ")"; }
+      return li;
+    }
+
+    // One page of SHOWN (matching positions, in order), in sections by the group axis.
+    function renderPage(shown) {
+      const size = data.pageSize;
+      const members = shown.slice((page - 1) * size, page * size);
+      const g = data.group;
+      const groupOf = (i) => {
+        const vs = g >= 0 ? data.entries[i][VALUES][g] : [];
+        return vs.length ? vs[0] : (g >= 0 ? data.axes[g].values.length : 0);
+      };
+      const sections = new Map();
+      members.forEach((i) => {
+        const s = groupOf(i);
+        if (!sections.has(s)) { sections.set(s, []); }
+        sections.get(s).push(i);
       });
-      reorder(state);
-      none.hidden = shown !== 0;
-      var pending = terms.length && !index ? " Loading search index..." : "";
-      status.textContent = (shown === entries.length ? "Showing all " + shown + " entries."
-        : "Showing " + shown + " of " + entries.length + " entries.") + pending;
+      const totals = new Map();
+      shown.forEach((i) => {
+        const s = groupOf(i);
+        if (sections.has(s)) { totals.set(s, (totals.get(s) || 0) + 1); }
+      });
+      const frag = document.createDocumentFragment();
+      Array.from(sections.keys()).sort((a, b) => a - b).forEach((s, k) => {
+        const label = g < 0 ? "Entries"
+          : s < data.axes[g].values.length ? data.axes[g].values[s][1] : "Other";
+        const list = sections.get(s);
+        const section = frag.appendChild(el("section", {
+          "class": "category", id: "section-" + (k + 1)
+        }));
+        const h2 = section.appendChild(el("h2", null, label + " "));
+        const n = list.length;
+        const total = totals.get(s);
+        h2.appendChild(el("span", { "class": "count" },
+          "(" + fmt(n) + (n !== total ? " of " + fmt(total) : "") + ")"));
+        const ol = section.appendChild(el("ol", { "class": "entries" }));
+        list.forEach((i) => { ol.appendChild(entryItem(data.entries[i])); });
+      });
+      results.querySelectorAll("section.category").forEach((s) => { s.remove(); });
+      results.insertBefore(frag, none);
+      return members.length;
+    }
+
+    function renderPager(state, pages) {
+      pager.textContent = "";
+      pager.hidden = pages <= 1;
+      if (pages <= 1) { return; }
+      const ul = pager.appendChild(el("ul"));
+      function item(label, n, rel) {
+        const li = ul.appendChild(el("li"));
+        if (!n) {
+          li.appendChild(el("span", { "class": rel ? "off" : "gap" }, label));
+          return;
+        }
+        const link = el("a", {
+          href: toQuery(Object.assign({}, state, { page: n })), "data-page": String(n)
+        }, label);
+        if (rel) { link.setAttribute("rel", rel); }
+        else { link.setAttribute("aria-label", "Page " + n); }
+        if (!rel && n === page) { link.setAttribute("aria-current", "page"); }
+        li.appendChild(link);
+      }
+      item("Previous", page > 1 ? page - 1 : 0, "prev");
+      pageWindow(page, pages).forEach((n) => { item(n === null ? "\u2026" : String(n), n, ""); });
+      item("Next", page < pages ? page + 1 : 0, "next");
+    }
+
+    // Re-render from the form and PAGE. PUSH: true adds a history entry, false replaces the
+    // current one, null leaves the address alone. KEEP_PAGE: else back to page 1.
+    function update(push, keepPage) {
+      if (!keepPage) { page = 1; }
+      if (!data) {
+        const rank = (p) => (p === true ? 2 : p === false ? 1 : 0);
+        queued = { push: queued && rank(queued.push) > rank(push) ? queued.push : push };
+        status.textContent = "Loading entries...";
+        loadEntries();
+        return;
+      }
+      const state = formState();
+      const terms = state.q.toLowerCase().split(/\s+/).filter(Boolean);
+      if (terms.length && !index) { loadIndex(); }
+      const result = match(state, terms);
+      data.spans.forEach((s) => {
+        s[0].textContent = String(s[1] === undefined || s[2] === undefined ? 0
+          : result.counts[s[1]][s[2]]);
+      });
+      const shown = order(SORTS.indexOf(state.sort) >= 0 ? state.sort : "year")
+        .filter((i) => result.matched[i] === 1);
+      const pages = Math.max(1, Math.ceil(shown.length / data.pageSize));
+      page = Math.min(page, pages);
+      state.page = page;
+      const count = renderPage(shown);
+      renderPager(state, pages);
+      none.hidden = shown.length !== 0;
+      const pending = terms.length && !index ? " Loading search index..." : "";
+      status.textContent = statusText({
+        first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
+        total: data.entries.length, pages: pages
+      }) + pending;
+      if (focusResults) {
+        focusResults = false;
+        results.focus({ preventScroll: true });
+        if (results.getBoundingClientRect().top < 0) { results.scrollIntoView(); }
+      }
       if (push !== null) {
-        var url = toQuery(state);
-        var current = window.location.search || window.location.pathname.split("/").pop();
+        const url = toQuery(state);
+        const current = window.location.search || here();
         if (url !== current) {
           try {
             if (push) { window.history.pushState(null, "", url); }
             else { window.history.replaceState(null, "", url); }
-          } catch (e) { /* some file:// contexts refuse; the view still filters */ }
+          } catch (e) { /* some file:// contexts refuse; the view still updates */ }
         }
       }
     }
 
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); update(true); });
-    form.addEventListener("change", function (ev) {
-      if (ev.target !== q) { update(true); }
-    });
-    q.addEventListener("input", function () {
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); update(true); });
+    form.addEventListener("change", (ev) => { if (ev.target !== q) { update(true); } });
+    q.addEventListener("input", () => {
       window.clearTimeout(typingTimer);
+      page = 1;
       loadIndex();
-      typingTimer = window.setTimeout(function () { update(false); }, 120);
+      typingTimer = window.setTimeout(() => { update(false); }, 120);
     });
-    form.addEventListener("reset", function (ev) {
+    form.addEventListener("reset", (ev) => {
       ev.preventDefault();
-      applyToForm({ q: "", sort: "year", facets: axes.reduce(function (o, a) { o[a] = []; return o; }, {}) });
+      applyToForm({ q: "", sort: "year", facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
       update(true);
     });
-    window.addEventListener("popstate", function () { applyToForm(readState()); update(null); });
-    var initial = readState();
+    pager.addEventListener("click", (ev) => {
+      const link = ev.target.closest("a[data-page]");
+      if (!link || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) {
+        return;
+      }
+      ev.preventDefault();
+      page = Number(link.getAttribute("data-page")) || 1;
+      focusResults = true;
+      update(true, true);
+    });
+    ["focusin", "pointerover", "touchstart"].forEach((type) => {
+      form.addEventListener(type, loadEntries, { once: true, passive: true });
+      pager.addEventListener(type, loadEntries, { once: true, passive: true });
+    });
+    window.addEventListener("popstate", () => {
+      const state = readState();
+      if (!data && isDefault(state)) { return; }  // still the page as served
+      applyToForm(state);
+      page = state.page;
+      update(null, true);
+    });
+    const initial = readState();
     applyToForm(initial);
+    page = initial.page;
     if (initial.q) { loadIndex(); }
-    update(null);
+    if (!isDefault(initial)) { update(null, true); }
   }
 
   function gapPage() {

@@ -1,0 +1,180 @@
+"""The paged list of papers: what index.html, the no-JavaScript pages list/2.html ... and
+assets/entries.js share.
+
+The list shows PAGE_SIZE entries at a time, so the page's HTML and DOM stay the same size
+however large the corpus grows. index.html holds the first page; list/N.html holds page N of
+the default order (newest first), so every entry is reachable without JavaScript.
+assets/entries.js holds one compact record per entry, from which the browser filters, counts,
+sorts and renders any page (static/app.js). Within a page, entries are grouped in sections by
+the taxonomy's site.group_by axis.
+
+entries.js sets `window.LITCORPUS_ENTRIES` to
+`{"pageSize": n, "group": axis index or -1, "axes": [...], "entries": [...]}`: each axis is
+`{"id", "label", "values": [[id, section label, chip label, code or null], ...]}` (the
+taxonomy's values, then any other value the entries use), and each entry is
+`[key, title, url or null, year, byline, summary, [[label, href], ...], [[value index, ...]
+per axis]]`, in the default order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .taxonomy import Taxonomy
+from .views import load_views
+
+PAGE_SIZE = 100  # entries on one page of the list
+PAGER_SPAN = 2  # page numbers shown either side of the current one
+
+
+def byline(e: dict[str, Any]) -> str:
+    """'First et al., 2025 · Venue': the author line of an entry view (site.entry_view)."""
+    venue = f" · {e['venue']}" if e["venue"] else ""
+    return f"{e['first_author']}{' et al.' if e['et_al'] else ''}, {e['year']}{venue}"
+
+
+def page_count(total: int, size: int = PAGE_SIZE) -> int:
+    """Pages needed for TOTAL entries; an empty list still has one (empty) page."""
+    return max(1, -(-total // size))
+
+
+def page_window(current: int, pages: int, span: int = PAGER_SPAN) -> list[int | None]:
+    """The page numbers the pager names: the first, the last and SPAN either side of CURRENT;
+    None stands for a run of two or more pages left out (a run of one is shown instead)."""
+    keep = sorted({1, pages, *range(max(1, current - span), min(pages, current + span) + 1)})
+    out: list[int | None] = []
+    for n in keep:
+        if out and n - (out[-1] or 0) == 2:
+            out.append(n - 1)
+        elif out and n - (out[-1] or 0) > 2:
+            out.append(None)
+        out.append(n)
+    return out
+
+
+def page_href(n: int, base: str) -> str:
+    """Where page N of the default order lives: index.html for the first, else list/N.html."""
+    return f"{base}index.html" if n == 1 else f"{base}list/{n}.html"
+
+
+def pager(current: int, pages: int, base: str) -> list[dict[str, Any]]:
+    """The pager's items, in order: previous, the page numbers (None entries are gaps), next.
+    Each item has `label`, `page` (None when it is no link), `rel` and `current`."""
+
+    def item(label: str, n: int | None, rel: str = "", current: bool = False) -> dict[str, Any]:
+        href = page_href(n, base) if n else None
+        return {"label": label, "page": n, "href": href, "rel": rel, "current": current}
+
+    items = [item("Previous", current - 1 if current > 1 else None, "prev")]
+    for n in page_window(current, pages):
+        items.append(item(str(n), n, current=n == current) if n else item("…", None))
+    items.append(item("Next", current + 1 if current < pages else None, "next"))
+    return items
+
+
+def status_text(first: int, shown: int, matching: int, total: int, pages: int) -> str:
+    """The list's status line; FIRST is the 1-based position of the page's first entry.
+    static/app.js words it the same way."""
+    if pages <= 1:
+        if matching == total:
+            return f"Showing all {total:,} entries."
+        return f"Showing {matching:,} of {total:,} entries."
+    of = f"all {total:,} entries" if matching == total else f"{matching:,} matching entries"
+    return f"Showing {first:,}\u2013{first + shown - 1:,} of {of}."
+
+
+class Listing:
+    """The value tables of the list's axes and the section each entry belongs to."""
+
+    def __init__(self, tax: Taxonomy, entries: list[dict[str, Any]], shared: set[str]) -> None:
+        self.axes = tax.axes_for("paper")
+        self.pos = {axis.id: i for i, axis in enumerate(self.axes)}
+        group = load_views(tax)[0].group_by
+        self.group = group if group in self.pos else None
+        self.values: list[list[list[Any]]] = []
+        self.index: list[dict[str, int]] = []
+        for axis in self.axes:
+            table: list[list[Any]] = []
+            for v in axis.values:
+                chip = f"{axis.label}: {v.label}" if v.label in shared else v.label
+                table.append([v.id, v.label, chip, axis.code_of(v.id)])
+            self.values.append(table)
+            self.index.append({row[0]: i for i, row in enumerate(table)})
+        for e in entries:  # values outside the taxonomy (an unchecked corpus) still show
+            for t in e["tags"]:
+                a = self.pos[t.axis]
+                if t.value not in self.index[a]:
+                    self.index[a][t.value] = len(self.values[a])
+                    self.values[a].append([t.value, t.value, t.label, t.code])
+
+    def sections(self, members: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+        """MEMBERS (one page, in display order) in sections by the group_by axis, in value
+        order; entries without a value come last, under "Other"."""
+        if self.group is None:
+            return [("Entries", members)] if members else []
+        a = self.pos[self.group]
+        buckets: dict[int, list[dict[str, Any]]] = {}
+        for e in members:
+            raw = e["data"].get(self.group)
+            buckets.setdefault(self.index[a].get(str(raw), len(self.values[a])), []).append(e)
+        return [
+            (self.values[a][i][1] if i < len(self.values[a]) else "Other", buckets[i])
+            for i in sorted(buckets)
+        ]
+
+    def pages(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The template context of each page of ENTRIES (in the default order): `number`,
+        `pages_total`, `page_size`, `status`, `sections` as (label, entries, entries of that
+        label on every page) and `pager_items` (None when one page holds everything)."""
+        total = len(entries)
+        pages = page_count(total)
+        totals = {label: len(members) for label, members in self.sections(entries)}
+        out = []
+        for n in range(1, pages + 1):
+            chunk = entries[(n - 1) * PAGE_SIZE : n * PAGE_SIZE]
+            sections = [(label, ms, totals[label]) for label, ms in self.sections(chunk)]
+            out.append(
+                {
+                    "number": n,
+                    "pages_total": pages,
+                    "page_size": PAGE_SIZE,
+                    "status": status_text((n - 1) * PAGE_SIZE + 1, len(chunk), total, total, pages),
+                    "sections": sections,
+                    "pager_items": pager(n, pages, "" if n == 1 else "../") if pages > 1 else None,
+                }
+            )
+        return out
+
+    def script(self, entries: list[dict[str, Any]]) -> bytes:
+        """assets/entries.js for ENTRIES, in the default order."""
+        rows = []
+        for e in entries:
+            by_axis: list[list[int]] = [[] for _ in self.axes]
+            for t in e["tags"]:
+                a = self.pos[t.axis]
+                by_axis[a].append(self.index[a][t.value])
+            rows.append(
+                [
+                    e["key"],
+                    str(e["title"]),
+                    e["url"],
+                    e["year"],
+                    byline(e),
+                    str(e["summary"]),
+                    [list(link) for link in e["links"][1:]],
+                    by_axis,
+                ]
+            )
+        group = -1 if self.group is None else self.pos[self.group]
+        data = {
+            "pageSize": PAGE_SIZE,
+            "group": group,
+            "axes": [
+                {"id": axis.id, "label": axis.label, "values": values}
+                for axis, values in zip(self.axes, self.values, strict=True)
+            ],
+            "entries": rows,
+        }
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return f"window.LITCORPUS_ENTRIES = {text};\n".encode()

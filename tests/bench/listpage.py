@@ -1,0 +1,122 @@
+"""Times the site's list page in headless Chromium (Debian's /usr/bin/chromium), opened from
+disk: the size of index.html, DOMContentLoaded and load, the entries and elements in the DOM,
+and how long ticking a facet box, turning a page and a first search take until the status line
+reports the new view and the next frame is drawn.
+
+    python tests/bench/gencorpus.py 10000 /tmp/corpus-10000
+    litcorpus site --root /tmp/corpus-10000 --out /tmp/site-10000
+    python tests/bench/listpage.py /tmp/site-10000
+
+The first tick is cold (it may load assets/entries.js); the others are warm. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+# Click SELECTOR; resolve once the status line has changed and is no longer loading, and again
+# after the next frame. page.evaluate is allowed under the site's CSP (no eval in the page).
+CLICK = """async (selector) => {
+  const status = document.getElementById("status");
+  const before = status.textContent;
+  const t0 = performance.now();
+  document.querySelector(selector).click();
+  while (status.textContent === before || status.textContent.startsWith("Loading")) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (performance.now() - t0 > 120000) { break; }
+  }
+  const statusMs = performance.now() - t0;
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return { status_ms: statusMs, frame_ms: performance.now() - t0, status: status.textContent,
+           entries: document.querySelectorAll("li.entry").length };
+}"""
+SEARCH = """async (word) => {
+  const status = document.getElementById("status");
+  const q = document.getElementById("q");
+  const t0 = performance.now();
+  q.value = word;
+  q.dispatchEvent(new Event("input", { bubbles: true }));
+  while (!/^Showing [^.]*\\.$/.test(status.textContent) || !location.search.includes("q=")) {
+    await new Promise((r) => setTimeout(r, 5));
+    if (performance.now() - t0 > 120000) { break; }
+  }
+  return { ms: performance.now() - t0, status: status.textContent };
+}"""
+TICKS = [
+    'input[name="is_rl"][value="yes"]',
+    'input[name="category"][value="rl_method"]',
+    'input[name="is_rl"][value="yes"]',
+    'input[name="category"][value="rl_method"]',
+]
+
+
+def one_run(browser: Any, index: Path) -> dict[str, Any]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(index.as_uri(), wait_until="load", timeout=600_000)
+    nav = page.evaluate(
+        "(() => { const n = performance.getEntriesByType('navigation')[0];"
+        " return [n.domContentLoadedEventEnd, n.loadEventEnd]; })()"
+    )
+    page.wait_for_timeout(300)
+    run: dict[str, Any] = {
+        "dcl_ms": round(nav[0]),
+        "load_ms": round(nav[1]),
+        "entries_in_dom": page.evaluate("document.querySelectorAll('li.entry').length"),
+        "elements_in_dom": page.evaluate("document.getElementsByTagName('*').length"),
+    }
+    ticks = [page.evaluate(CLICK, s) for s in TICKS]
+    run["tick_status_ms"] = [round(t["status_ms"], 1) for t in ticks]
+    run["tick_frame_ms"] = [round(t["frame_ms"], 1) for t in ticks]
+    run["tick_status"] = [t["status"] for t in ticks]
+    run["entries_after_ticks"] = max(t["entries"] for t in ticks)
+    if page.query_selector("#pager a[rel=next]"):
+        turn = page.evaluate(CLICK, "#pager a[rel=next]")
+        run["next_page_frame_ms"] = round(turn["frame_ms"], 1)
+    search = page.evaluate(SEARCH, "agent")
+    run["first_search_ms"] = round(search["ms"], 1)
+    run["js_heap_mib"] = round(page.evaluate("performance.memory.usedJSHeapSize") / 2**20, 1)
+    context.close()
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("site", type=Path)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    index = args.site / "index.html"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        runs = [one_run(browser, index) for _ in range(args.reps)]
+        browser.close()
+
+    def median(key: str, pick: Any = None) -> float:
+        return statistics.median(pick(r[key]) if pick else r[key] for r in runs)
+
+    out: dict[str, Any] = {
+        "index_html_bytes": index.stat().st_size,
+        "dcl_ms": median("dcl_ms"),
+        "load_ms": median("load_ms"),
+        "entries_in_dom": median("entries_in_dom"),
+        "elements_in_dom": median("elements_in_dom"),
+        "first_tick_frame_ms": median("tick_frame_ms", lambda t: t[0]),
+        "warm_tick_status_ms": statistics.median(x for r in runs for x in r["tick_status_ms"][1:]),
+        "warm_tick_frame_ms": statistics.median(x for r in runs for x in r["tick_frame_ms"][1:]),
+        "first_search_ms": median("first_search_ms"),
+        "runs": runs,
+    }
+    if "next_page_frame_ms" in runs[0]:
+        out["next_page_frame_ms"] = median("next_page_frame_ms")
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
