@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from conftest import FIXTURES, REPO, make_mini_root
 from litcorpus.problems import CODES
 from litcorpus.validate import check
 from orchtrace.metrics import metrics
+from orchtrace.table import _HashTable, _locate
 from orchtrace.trace import Document, parse
 from orchtrace.validate import validate
 
@@ -149,6 +151,69 @@ def test_mutated_traces_never_crash(section: str, index: int, field: str, value:
     problems = validate(Document("fuzz", trace, []))
     if not any(p.severity == "error" for p in problems):
         metrics(trace)
+    # the typed fast path (structs) and the plain path (dicts) report the same problems
+    try:
+        text = json.dumps(trace, allow_nan=False)
+    except ValueError:
+        return  # NaN cannot be written as JSON; the parser tests cover it
+    typed = validate(parse(text, "fuzz"))
+    assert sorted(p.to_dict().items() for p in typed) == sorted(
+        p.to_dict().items() for p in problems
+    )
+
+
+@FUZZ
+@given(
+    ids=st.lists(st.sampled_from([f"e{i}" for i in range(40)]), max_size=60),
+    wanted=st.lists(st.sampled_from([f"e{i}" for i in range(50)]), max_size=30),
+)
+def test_id_lookup_matches_a_dict(ids: list[str], wanted: list[str]) -> None:
+    found, repeats = _locate(ids, wanted)
+    assert found.tolist() == [ids.index(w) if w in ids else -1 for w in wanted]
+    first: dict[str, int] = {}
+    expected = []
+    for i, x in enumerate(ids):
+        if x in first:
+            expected.append((i, first[x]))
+        first.setdefault(x, i)
+    assert repeats == expected
+
+
+@FUZZ
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=200), st.data())
+def test_hash_table_finds_every_key(keys: list[int], data: st.DataObject) -> None:
+    table = _HashTable(np.array(keys, dtype=np.int64))
+    assert table.repeated == (len(set(keys)) < len(keys))
+    if not table.repeated:
+        probes = keys + data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=20))
+        found = table.find(np.array(probes, dtype=np.int64)).tolist()
+        assert found == [keys.index(x) if x in keys else -1 for x in probes]
+
+
+INVARIANT = (
+    "work",
+    "critical_path",
+    "peak_concurrency",
+    "fan_out",
+    "spawn_depth",
+    "finish_rate",
+    "messages",
+    "aggregation_coverage",
+    "wasted_work",
+    "rewards",
+    "critical_steps",
+)
+
+
+@FUZZ
+@given(st.sampled_from(sorted((REPO / "traces" / "examples").glob("*.json"))), st.randoms())
+def test_metrics_do_not_depend_on_the_order_of_events(path: Path, rnd: Any) -> None:
+    trace = json.loads(path.read_text())
+    shuffled = copy.deepcopy(trace)
+    rnd.shuffle(shuffled["events"])
+    rnd.shuffle(shuffled["edges"])
+    before, after = metrics(trace), metrics(shuffled)
+    assert {k: before[k] for k in INVARIANT} == {k: after[k] for k in INVARIANT}
 
 
 @FUZZ

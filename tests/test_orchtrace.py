@@ -452,3 +452,56 @@ def test_read_traces_refuses_oversized_files(tmp_path: Path) -> None:
     big.write_text(json.dumps(example("swarm")))
     (doc,) = read_traces(big, max_bytes=100)
     assert [p.code for p in validate(doc)] == ["too-large"]
+
+
+def test_number_too_large_for_a_float_is_non_finite() -> None:
+    text = json.dumps(example("centralized")).replace('"t": 2', '"t": 1e400', 1)
+    problems = validate(parse(text.encode(), "big.json"))
+    assert ("non-finite", "$.events[3].t") in {(p.code, p.pointer) for p in problems}
+
+
+def test_typed_decoding_keeps_ints_and_reads_absent_fields_as_none() -> None:
+    doc = parse((EXAMPLES / "swarm.json").read_bytes(), "swarm.json")
+    assert doc.problems == [] and not isinstance(doc.data, dict)
+    first = doc.data["events"][0]
+    assert type(first["t"]) is int and "t_end" not in first and first.get("t_end", 7) == 7
+    null = json.dumps(example("swarm")).replace('"role": "orchestrator"', '"role": null', 1)
+    problems = validate(parse(null, "null.json"))  # JSON null is not an absent field
+    assert ("schema", "$.agents[0].role") in {(p.code, p.pointer) for p in problems}
+
+
+def test_schema_keywords_the_decoder_does_not_know_are_refused() -> None:
+    from orchtrace.model import _field_type
+
+    assert _field_type("id", {"type": "string", "minLength": 1}) is not None
+    with pytest.raises(ValueError, match="pattern"):
+        _field_type("id", {"type": "string", "pattern": "^e"})
+
+
+def test_events_that_start_together_are_parallel_in_any_order() -> None:
+    def trace(order: list[int]) -> dict[str, Any]:
+        events = [
+            {"id": "a", "type": "step", "agent": "A", "t": 0, "t_end": 3},
+            {"id": "b", "type": "step", "agent": "A", "t": 0, "t_end": 1},
+            {"id": "c", "type": "step", "agent": "A", "t": 3, "t_end": 4},
+        ]
+        return {
+            "trace_id": "ties",
+            "agents": [{"id": "A", "role": "worker"}],
+            "events": [events[i] for i in order],
+            "edges": [],
+        }
+
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0]):
+        m = metrics(trace(order))
+        assert (m["work"], m["critical_path"], m["critical_chain"]) == (5.0, 4.0, ["a", "c"])
+
+
+def test_a_spawned_agent_that_never_acts_is_alive_from_its_spawn() -> None:
+    t = example("centralized")
+    spawn = next(e for e in t["events"] if e["type"] == "spawn")
+    t["events"].append({**spawn, "id": "late-spawn", "target": "ghost"})
+    t["agents"].append({"id": "ghost", "role": "worker", "parent": spawn["agent"]})
+    assert not [p for p in validate(Document("ghost", t, [])) if p.severity == "error"]
+    m = metrics(t)
+    assert m["spawned_agents"] == metrics(example("centralized"))["spawned_agents"] + 1

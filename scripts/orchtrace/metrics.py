@@ -1,8 +1,9 @@
 """Replays a valid orchestration trace as an event graph and measures its orchestration.
 
 Definitions (also in traces/METRICS.md):
-- Dependencies: every edge except safety_flow, plus each agent's own sequence (an event follows
-  the agent's previous event when it starts strictly later).
+- Dependencies: every edge except safety_flow, plus each agent's own sequence: an event
+  depends on the agent's events at the latest earlier start time (events of one agent that
+  start together are parallel, so the order they are listed in does not matter).
 - Weight of an event: its duration (t_end - t) when every event has t_end, else 1 (a step).
 - Work W: total weight. Critical path S: the heaviest dependency chain; ideal speedup W / S.
 - Observed speedup: W / makespan (last t_end - first t), duration traces only.
@@ -20,40 +21,79 @@ Definitions (also in traces/METRICS.md):
 
 from __future__ import annotations
 
-import bisect
 import itertools
+import operator
 import statistics
 from collections import Counter, defaultdict, deque
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
+
+from .table import EventTable, aligned, column, event_table
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
 
-def _graph(trace: dict[str, Any]) -> tuple[list[list[int]], list[list[int]]]:
-    events = trace["events"]
-    index = {ev["id"]: i for i, ev in enumerate(events)}
-    succ: list[list[int]] = [[] for _ in events]
-    pred: list[list[int]] = [[] for _ in events]
-    for edge in trace.get("edges", []):
-        if edge["type"] in NON_DEPENDENCY:
-            continue
-        s, t = index[edge["source"]], index[edge["target"]]
-        succ[s].append(t)
-        pred[t].append(s)
-    lanes: dict[str, list[int]] = defaultdict(list)
-    for i, ev in enumerate(events):
-        lanes[ev["agent"]].append(i)
-    for lane in lanes.values():
-        lane.sort(key=lambda i: (events[i]["t"], i))
-        for a, b in itertools.pairwise(lane):
-            if events[b]["t"] > events[a]["t"]:
-                succ[a].append(b)
-                pred[b].append(a)
-    return succ, pred
+def _chunks(*columns: np.ndarray, size: int = 1 << 18) -> Iterator[list[list[Any]]]:
+    """The columns as Python lists, a slice at a time: loops run fastest over lists, and a
+    slice keeps the memory of a few hundred thousand numbers rather than millions."""
+    for start in range(0, len(columns[0]), size):
+        yield [c[start : start + size].tolist() for c in columns]
 
 
-def _topological(succ: list[list[int]], pred: list[list[int]]) -> list[int]:
-    indegree = [len(p) for p in pred]
+def _lanes(
+    codes: np.ndarray, t: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each agent's own sequence as edges: an event depends on the agent's events at the latest
+    earlier start time. Events of one agent that start together run in parallel; a group of
+    them hands on through one joint node (numbered from len(codes) on) rather than through an
+    edge for every pair. Returns sources, targets, and each joint node's group's last file
+    position, which places it in file order."""
+    n = len(codes)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lane, start = codes[order], t[order]
+    new = np.r_[True, (lane[1:] != lane[:-1]) | (start[1:] != start[:-1])]
+    group = np.cumsum(new) - 1  # the group of each event, in lane order
+    heads = np.flatnonzero(new)
+    sizes = np.diff(np.r_[heads, n])
+    has_next = np.r_[lane[heads][1:] == lane[heads][:-1], False]
+    joint = (sizes > 1) & has_next
+    joint_id = np.full(len(heads), -1, dtype=np.int64)
+    joint_id[joint] = n + np.arange(np.count_nonzero(joint))
+    hands_on = np.where(sizes > 1, joint_id, order[heads])  # a group's single event, or joint
+    follows = (group > 0) & has_next[group - 1]  # events with an earlier group in their lane
+    into_joint = joint[group]
+    source = np.r_[hands_on[group[follows] - 1], order[into_joint]]
+    target = np.r_[order[follows], joint_id[group[into_joint]]]
+    return source, target, np.maximum.reduceat(order, heads)[joint]
+
+
+def _spawn_depth(parent: dict[str, str], agents: list[str]) -> int:
+    """The longest chain of parents above any of AGENTS (a loop of parents ends a chain)."""
+    best = 0
+    for x in agents:
+        steps, seen = 0, {x}
+        while x in parent and parent[x] not in seen:
+            x = parent[x]
+            seen.add(x)
+            steps += 1
+        best = max(best, steps)
+    return best
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """A topological rank of every event (Kahn's algorithm); raises on a cycle."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indegree = [0] * n
+    for s, d in zip(source.tolist(), target.tolist(), strict=True):
+        succ[s].append(d)
+        indegree[d] += 1
     queue = deque(i for i, d in enumerate(indegree) if d == 0)
     order = []
     while queue:
@@ -63,159 +103,189 @@ def _topological(succ: list[list[int]], pred: list[list[int]]) -> list[int]:
             indegree[nxt] -= 1
             if indegree[nxt] == 0:
                 queue.append(nxt)
-    if len(order) != len(succ):
+    if len(order) != n:
         raise ValueError("the dependency graph has a cycle; run orchtrace validate")
-    return order
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = np.arange(n)
+    return rank
 
 
-def _ancestors(start: int, pred: list[list[int]]) -> set[int]:
-    seen, stack = {start}, [start]
-    while stack:
-        for p in pred[stack.pop()]:
-            if p not in seen:
-                seen.add(p)
-                stack.append(p)
-    return seen
-
-
-def _round(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
-
-
-def metrics(trace: dict[str, Any]) -> dict[str, Any]:
+def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
+    """The measures of a valid trace; TABLE, when given, holds its columns already."""
+    tb = table or event_table(trace)
     events, agents = trace["events"], trace.get("agents", [])
+    ids, who, t = tb.ids, tb.agents, tb.t
     n = len(events)
-    durations = n > 0 and all("t_end" in ev for ev in events)
-    weight = [ev["t_end"] - ev["t"] if durations else 1 for ev in events]
-    succ, pred = _graph(trace)
-    order = _topological(succ, pred)
-    dist = [0.0] * n
-    best = [-1] * n
-    for node in order:
-        top, arg = 0.0, -1
-        for p in pred[node]:
-            if dist[p] > top:
-                top, arg = dist[p], p
-        dist[node], best[node] = top + weight[node], arg
+    ends = tb.field("t_end")
+    targets = tb.field("target")
+    durations = n > 0 and None not in ends
+    # compact arrays, not lists: a list of a million numbers also holds a million objects
+    weight = list(map(operator.sub, ends, t)) if durations else [1] * n
+    t_arr = np.array(t, dtype=np.float64)
+
+    # dependencies: the edges (but safety flows), then each agent's lane in time order
+    names = list(dict.fromkeys(who))  # agents in order of their first event
+    code_of = dict(zip(names, range(len(names)), strict=True))
+    codes = np.fromiter(map(code_of.__getitem__, who), dtype=np.int64, count=n)
+    lane_order = np.lexsort((t_arr, codes))  # stable: equal times keep file order
+    lane_source, lane_target, joints = _lanes(codes, t_arr, lane_order)
+    size = n + len(joints)  # events, then the joint nodes of events that start together
+    keep = ~np.fromiter(map(NON_DEPENDENCY.__contains__, tb.edge_types), bool, len(tb.edge_types))
+    all_source, all_target = tb.source, tb.target
+    source = np.concatenate([all_source[keep], lane_source])
+    target = np.concatenate([all_target[keep], lane_target])
+    # one edge per pair of nodes (an edge often repeats a lane step), first one kept in place
+    first_of_pair = np.unique(target * max(size, 1) + source, return_index=True)[1]
+    first_of_pair.sort()
+    source, target = source[first_of_pair], target[first_of_pair]
+    place = np.r_[2 * np.arange(n), 2 * joints + 1]  # a joint node sits after its group
+    if np.all(place[source] < place[target]):  # file order is already a topological order
+        by_target = np.argsort(place[target], kind="stable")
+    else:
+        by_target = np.argsort(_ranks(size, source, target)[target], kind="stable")
+    pred_of, node = source[by_target], target[by_target]
+    del source, target, by_target
+
+    # longest path: edges sorted by the rank of their target see their source finished
+    top, best = [0.0] * size, [-1] * size
+    weights = np.r_[np.array(weight, dtype=np.float64), np.zeros(len(joints))]
+    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
+        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
+            d = top[p] + w
+            if d > top[v]:
+                top[v], best[v] = d, p
+    dist = np.array(top[:n]) + weights[:n]
     work = float(sum(weight))
-    end = max(range(n), key=lambda i: (dist[i], i)) if n else -1
-    span = dist[end] if n else 0.0
+    end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
+    span = float(dist[end]) if n else 0.0
     chain = []
     while end != -1:
-        chain.append(events[end]["id"])
+        if end < n:
+            chain.append(ids[end])
         end = best[end]
     chain.reverse()
-    makespan = (
-        max(ev["t_end"] for ev in events) - min(ev["t"] for ev in events) if durations else None
-    )
+    makespan = max(ends) - min(t) if durations else None
 
-    parent = {a["id"]: a["parent"] for a in agents if "parent" in a}
-    for ev in events:
-        if ev["type"] == "spawn" and "target" in ev:
-            parent.setdefault(ev["target"], ev["agent"])
+    listed = column(agents, "id")
+    spawns = tb.of_type("spawn")
+    spawning = [(targets[i], who[i], t[i]) for i in spawns if targets[i] is not None]
+    # a declared parent, else the first spawner (reversed: the first pair written last wins)
+    parent = {x: y for x, y, _ in reversed(spawning)}
+    parent.update((x, y) for x, y in zip(listed, aligned(agents, "parent"), strict=True) if y)
     spawned = sorted(parent)
-    all_agents = sorted({a["id"] for a in agents} | {ev["agent"] for ev in events})
+    all_agents = sorted(set(listed).union(names))
 
-    def depth(agent: str) -> int:
-        d, seen = 0, {agent}
-        while agent in parent and parent[agent] not in seen:
-            agent = parent[agent]
-            seen.add(agent)
-            d += 1
-        return d
-
+    # lifetimes: from spawn or first event to the last event's end
     first: dict[str, float] = {}
     last: dict[str, float] = {}
-    finished: set[str] = set()
-    for ev in events:
-        who, t = ev["agent"], ev["t"]
-        first[who] = min(first.get(who, t), t)
-        last[who] = max(last.get(who, t), ev.get("t_end", t))
-        if ev["type"] == "spawn" and "target" in ev:
-            first[ev["target"]] = min(first.get(ev["target"], t), t)
-        if ev["type"] == "return":
-            finished.add(who)
-        if ev["type"] == "despawn":
-            finished.add(ev.get("target", who))
-    sweep = sorted([(first[a], 0) for a in first] + [(last[a], 1) for a in first])
-    alive = peak = 0
-    for _, kind in sweep:
-        alive += 1 if kind == 0 else -1
-        peak = max(peak, alive)
+    if n:
+        sorted_codes = codes[lane_order]
+        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        end_arr = (
+            np.array(ends, dtype=np.float64)
+            if durations
+            else np.array([x if e is None else e for x, e in zip(t, ends, strict=True)])
+        )
+        firsts = t_arr[lane_order[starts]].tolist()
+        lasts = np.maximum.reduceat(end_arr[lane_order], starts).tolist()
+        first, last = dict(zip(names, firsts, strict=True)), dict(zip(names, lasts, strict=True))
+    for x, _, at in spawning:
+        first[x] = min(first.get(x, at), at)
+    finished = {who[i] for i in tb.of_type("return")}
+    finished.update(targets[i] or who[i] for i in tb.of_type("despawn"))
+    peak = 0
+    if first:
+        times = np.fromiter(
+            itertools.chain(first.values(), map(last.get, first, first.values())), dtype=float
+        )
+        closing = np.r_[np.zeros(len(first)), np.ones(len(first))]
+        sweep = np.lexsort((closing, times))  # at one instant, arrivals before departures
+        peak = max(0, int(np.cumsum(1 - 2 * closing[sweep]).max()))
 
-    index = {ev["id"]: i for i, ev in enumerate(events)}
-    decision_of: dict[int, str] = {}
-    for edge in trace.get("edges", []):
-        s, t = index[edge["source"]], index[edge["target"]]
-        if events[s]["type"] == "decision" and events[t]["type"] == "spawn":
-            decision_of.setdefault(t, events[s]["id"])
-    groups = Counter(
-        decision_of.get(i, f"{ev['agent']}@{ev['t']}")
-        for i, ev in enumerate(events)
-        if ev["type"] == "spawn"
+    is_decision = np.zeros(n, dtype=bool)
+    is_decision[tb.of_type("decision")] = True
+    is_spawn = np.zeros(n, dtype=bool)
+    is_spawn[spawns] = True
+    chosen = np.flatnonzero(is_decision[all_source] & is_spawn[all_target])  # decision -> spawn
+    decision_of = dict(  # the first such edge of each spawn (reversed: written last, wins)
+        zip(
+            all_target[chosen[::-1]].tolist(),
+            map(ids.__getitem__, all_source[chosen[::-1]].tolist()),
+            strict=True,
+        )
     )
-    fan = list(groups.values())
+    fan = list(
+        Counter(decision_of[i] if i in decision_of else f"{who[i]}@{t[i]}" for i in spawns).values()
+    )
 
     matrix: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for ev in events:
-        if ev["type"] == "message" and "target" in ev:
-            matrix[ev["agent"]][ev["target"]] += 1
+    for i in tb.of_type("message"):
+        if targets[i] is not None:
+            matrix[who[i]][targets[i]] += 1
     pairs = sum(len(row) for row in matrix.values())
     k = len(all_agents)
 
-    stops = [i for i, ev in enumerate(events) if ev["type"] == "stop"]
-    aggregates = [i for i, ev in enumerate(events) if ev["type"] == "aggregate"]
-    by_time = sorted(range(n), key=lambda i: (events[i]["t"], i))
-    final = (
-        stops[0]
-        if stops
-        else (
-            max(aggregates, key=lambda i: (events[i]["t"], i))
-            if aggregates
-            else (by_time[-1] if n else -1)
-        )
-    )
-    ancestry = _ancestors(final, pred) if final >= 0 else set()
-    wasted = sum(weight[i] for i in range(n) if i not in ancestry)
-    last_aggregate = max(aggregates, key=lambda i: (events[i]["t"], i)) if aggregates else -1
-    feeding = _ancestors(last_aggregate, pred) if last_aggregate >= 0 else set()
-    covered = {events[i]["agent"] for i in feeding}
+    stops = tb.of_type("stop")
+    aggregates = tb.of_type("aggregate")
+    last_aggregate = max(aggregates, key=lambda i: (t[i], i)) if aggregates else -1
+    final = -1
+    if stops:
+        final = stops[0]
+    elif aggregates:
+        final = last_aggregate
+    elif n:
+        final = int(np.flatnonzero(t_arr == t_arr.max())[-1])
+    # ancestry: the same edges in reverse, so a node's marks are complete before it passes them on
+    mark = bytearray(size)
+    if final >= 0:
+        mark[final] |= 1
+    if last_aggregate >= 0:
+        mark[last_aggregate] |= 2
+    for pred_chunk, node_chunk in _chunks(pred_of[::-1], node[::-1]):
+        for p, v in zip(pred_chunk, node_chunk, strict=True):
+            if mark[v]:
+                mark[p] |= mark[v]
+    marks = np.frombuffer(mark, dtype=np.uint8)[:n]
+    outside = (marks & 1) == 0
+    wasted = sum(weights[:n][outside].tolist()) if durations else int(np.count_nonzero(outside))
+    feeds = np.zeros(len(names), dtype=bool)
+    feeds[codes[(marks & 2) > 0]] = True
+    covered = {names[c] for c in np.flatnonzero(feeds).tolist()}
 
     stop = None
     if stops:
-        ev = events[stops[0]]
+        i = stops[0]
         stop = {
-            "id": ev["id"],
-            "agent": ev["agent"],
-            "t": ev["t"],
-            "cause": ev.get("cause"),
-            "events_after": sum(1 for e in events if e["t"] > ev["t"]),
+            "id": ids[i],
+            "agent": who[i],
+            "t": t[i],
+            "cause": events[i].get("cause"),
+            "events_after": int(np.count_nonzero(t_arr > t_arr[i])),
         }
 
     rewards: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for r in trace.get("rewards", []):
         rewards[r["unit"]][r["channel"]] += r["value"]
 
-    roots = [a for a in all_agents if a not in parent]
-    orchestrator = next(
-        (a for a in roots if any(p == a for p in parent.values())), roots[0] if roots else None
-    )
-    boundaries = sorted(events[i]["t"] for i in aggregates if events[i]["agent"] == orchestrator)
-    per_stage: dict[int, Counter[str]] = defaultdict(Counter)
-    for ev in events:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
-        per_stage[bisect.bisect_left(boundaries, ev["t"])][ev["agent"]] += 1
+    parents = set(parent.values())
+    roots = [x for x in all_agents if x not in parent]
+    orchestrator = next((x for x in roots if x in parents), roots[0] if roots else None)
     stages: list[dict[str, Any]] = []
-    for stage_no in sorted(per_stage):
-        counts = per_stage[stage_no]
-        main = counts.pop(orchestrator, 0) if orchestrator is not None else 0
-        longest = max(counts.values(), default=0)
-        stages.append(
-            {
-                "orchestrator_steps": main,
-                "longest_subagent_steps": longest,
-                "critical_steps": main + longest,
-            }
+    if n:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
+        bounds = np.sort(
+            np.array([t[i] for i in aggregates if who[i] == orchestrator], dtype=float)
         )
+        stage = np.searchsorted(bounds, t_arr, side="left").astype(np.int64)
+        keys, counts = np.unique(stage * len(code_of) + codes, return_counts=True)
+        key_stage, key_code = keys // len(code_of), keys % len(code_of)
+        starts = np.flatnonzero(np.r_[True, key_stage[1:] != key_stage[:-1]])
+        mine = key_code == (-1 if orchestrator is None else code_of.get(orchestrator, -1))
+        main = np.add.reduceat(np.where(mine, counts, 0), starts).tolist()
+        longest = np.maximum.reduceat(np.where(mine, 0, counts), starts).tolist()
+        stages = [
+            {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
+            for x, y in zip(main, longest, strict=True)
+        ]
 
     return {
         "events": n,
@@ -234,18 +304,18 @@ def metrics(trace: dict[str, Any]) -> dict[str, Any]:
             "mean": _round(statistics.fmean(fan)) if fan else None,
             "max": max(fan, default=0),
         },
-        "spawn_depth": max((depth(a) for a in all_agents), default=0),
+        "spawn_depth": _spawn_depth(parent, all_agents),
         "spawned_agents": len(spawned),
         "finish_rate": _round(len(finished & set(spawned)) / len(spawned)) if spawned else None,
         "messages": {
-            "matrix": {a: dict(row) for a, row in sorted(matrix.items())},
+            "matrix": {x: dict(row) for x, row in sorted(matrix.items())},
             "total": sum(sum(r.values()) for r in matrix.values()),
             "density": _round(pairs / (k * (k - 1))) if k > 1 else None,
         },
         "aggregation_coverage": (
             _round(len(covered & set(spawned)) / len(spawned)) if spawned and aggregates else None
         ),
-        "final_event": events[final]["id"] if final >= 0 else None,
+        "final_event": ids[final] if final >= 0 else None,
         "wasted_work": _round(wasted),
         "wasted_fraction": _round(wasted / work) if work else None,
         "stop": stop,
@@ -253,7 +323,7 @@ def metrics(trace: dict[str, Any]) -> dict[str, Any]:
         "critical_steps": {
             "orchestrator": orchestrator,
             "stages": stages,
-            "total": sum(s["critical_steps"] for s in stages),
+            "total": sum(x["critical_steps"] for x in stages),
         },
     }
 

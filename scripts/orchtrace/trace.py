@@ -1,8 +1,8 @@
 """Reads orchestration traces: JSON files (one trace) or JSON Lines (one trace per line).
 
-Parsing uses orjson; a document that orjson refuses because it holds NaN or Infinity (which
-Python's json accepts) is parsed again leniently so that every non-finite number is reported
-with its JSON path, and the rest of the trace is still checked.
+A trace that matches the schema's item rules is decoded into typed structs (model.py);
+anything else is read as plain JSON so that every problem can be reported, NaN and Infinity
+included, with their JSON paths.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 MAX_BYTES = 512 * 1024 * 1024
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "traces" / "trace.schema.json"
@@ -51,7 +49,10 @@ class Document:
     problems: list[TraceProblem]
 
 
-def _non_finite(obj: Any, path: str, out: list[str]) -> None:
+NON_FINITE = "NaN and Infinity are not JSON numbers"
+
+
+def non_finite(obj: Any, path: str, out: list[str]) -> None:
     stack = [(obj, path)]
     while stack:
         node, where = stack.pop()
@@ -63,29 +64,46 @@ def _non_finite(obj: Any, path: str, out: list[str]) -> None:
             stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
 
 
-def parse(text: bytes, label: str) -> Document:
+def _not_utf8(label: str, exc: UnicodeDecodeError) -> Document:
+    problem = f"not UTF-8: byte {exc.start} cannot be decoded"
+    return Document(label, None, [TraceProblem(label, "$", "malformed-json", problem)])
+
+
+def parse(text: bytes | str, label: str) -> Document:
+    """One trace: typed structs when it matches the schema's item rules, else plain JSON data
+    (NaN and Infinity, which Python's json accepts, reported with their paths)."""
+    import msgspec
+
+    from .model import decode
+
+    try:  # the fast path: parse and check every item against the schema in one pass
+        return Document(label, decode(text), [])
+    except msgspec.DecodeError:
+        pass  # read again as plain JSON, to report every problem
+    constants: list[str] = []
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name)
+
     try:
-        return Document(label, orjson.loads(text), [])
-    except orjson.JSONDecodeError as exc:
-        first = exc
-    try:  # NaN/Infinity: Python's json reads them, so each can be reported with its path
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        where = f"line {first.lineno}, column {first.colno}"
-        return Document(
-            label, None, [TraceProblem(label, "$", "malformed-json", f"{first.msg} at {where}")]
+        data = json.loads(
+            text.decode("utf-8") if isinstance(text, bytes) else text, parse_constant=constant
         )
+    except UnicodeDecodeError as exc:
+        return _not_utf8(label, exc)
+    except json.JSONDecodeError as exc:
+        problem = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        return Document(label, None, [TraceProblem(label, "$", "malformed-json", problem)])
+    except RecursionError:
+        problem = "nested too deeply to read"
+        return Document(label, None, [TraceProblem(label, "$", "malformed-json", problem)])
+    if not constants:
+        return Document(label, data, [])
     paths: list[str] = []
-    _non_finite(data, "$", paths)
-    if not paths:
-        return Document(label, None, [TraceProblem(label, "$", "malformed-json", first.msg)])
+    non_finite(data, "$", paths)
     return Document(
-        label,
-        data,
-        [
-            TraceProblem(label, p, "non-finite", "NaN and Infinity are not JSON numbers")
-            for p in sorted(paths)
-        ],
+        label, data, [TraceProblem(label, p, "non-finite", NON_FINITE) for p in sorted(paths)]
     )
 
 
@@ -120,7 +138,8 @@ def read_traces(file: Path, max_bytes: int = MAX_BYTES) -> Iterator[Document]:
             ],
         )
         return
-    yield parse(file.read_bytes(), label)
+    doc = parse(file.read_bytes(), label)  # the bytes are released before the caller checks
+    yield doc
 
 
 def schema() -> dict[str, Any]:

@@ -9,13 +9,21 @@ code is reported at most MAX_PER_CODE times per trace, then summarized.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
 from functools import lru_cache
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
+import numpy as np
 
-from .trace import Document, TraceProblem, schema
+from .model import Item
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+from .table import EventTable, column, event_table
+from .trace import NON_FINITE, Document, TraceProblem, non_finite, schema
 
 MAX_PER_CODE = 50
 TIME_TOLERANCE = 1e-6
@@ -58,6 +66,8 @@ def _spec() -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def _validator(section: str | None) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # only traces with problems need it
+
     spec = _spec()
     if section is None:  # the top level, with the big arrays' items left to the fast pass
         shallow = dict(spec["schema"])
@@ -83,8 +93,13 @@ def _number(value: Any) -> bool:
 class _Report:
     def __init__(self, label: str) -> None:
         self.label, self.items, self.counts = label, list[TraceProblem](), Counter[str]()
+        self.non_finite: set[str] = set()
 
     def add(self, pointer: str, code: str, message: str) -> None:
+        if code == "non-finite":  # the parser and the item checks may both flag one path
+            if pointer in self.non_finite:
+                return
+            self.non_finite.add(pointer)
         self.counts[code] += 1
         if self.counts[code] <= MAX_PER_CODE:
             severity = "warning" if code in WARNINGS else "error"
@@ -108,8 +123,78 @@ def _explain(rep: _Report, section: str | None, item: Any, base: str) -> None:
         rep.add(_pointer(base, err.absolute_path), code, err.message)
 
 
-def _structure(rep: _Report, trace: dict[str, Any]) -> dict[str, set[int]]:
+def _column_ok(values: list[Any], rule: tuple[Any, Any, set[str] | None]) -> bool:
+    """Whether every value passes the per-item check of one field; C-level passes only."""
+    kind, minimum, allowed = rule
+    if allowed is not None:
+        return set(map(type, values)) <= {str} and set(values) <= allowed
+    if kind == "string":
+        return set(map(type, values)) <= {str} and (minimum is None or all(values))
+    if kind in ("number", "integer"):
+        if not set(map(type, values)) <= ({int} if kind == "integer" else {int, float}):
+            return False
+        if not values:
+            return True
+        low, high = min(values), max(values)
+        return -math.inf < low and high < math.inf and (minimum is None or low >= minimum)
+    return True
+
+
+def _section_ok(items: list[Any], section: str) -> bool:
+    """Whether every item of a section passes the fast checks, tested column by column."""
+    spec = _spec()
+    if not items:
+        return True
+    if set(map(type, items)) != {dict}:
+        return False
+    present = set(itertools.chain.from_iterable(items))
+    if not present <= spec["fields"][section]:
+        return False
+    required, rules = spec["required"][section], spec["rules"][section]
+    for key in present:
+        if key in required:
+            try:
+                values = list(map(itemgetter(key), items))
+            except KeyError:
+                return False
+        else:
+            values = [item[key] for item in items if key in item]
+        if not _column_ok(values, rules[key]):
+            return False
+    return all(key in present for key in required)
+
+
+def _item_ok(item: Any, fields: set[str], required: tuple[str, ...], rules: Any) -> bool:
+    if not (
+        isinstance(item, dict)
+        and all(k in item for k in required)
+        and all(k in fields for k in item)
+    ):
+        return False
+    for k, value in item.items():
+        kind, minimum, allowed = rules[k]
+        if allowed is not None:
+            ok = isinstance(value, str) and value in allowed
+        elif kind == "string":
+            ok = isinstance(value, str) and (minimum is None or len(value) >= 1)
+        elif kind in ("number", "integer"):
+            ok = (
+                _number(value)
+                and (kind == "number" or isinstance(value, int))
+                and math.isfinite(value)
+                and (minimum is None or value >= minimum)
+            )
+        else:
+            ok = True
+        if not ok:
+            return False
+    return True
+
+
+def _structure(rep: _Report, trace: Any) -> dict[str, set[int]]:
     """Fast checks; returns, per section present as a list, the indexes of malformed items."""
+    if isinstance(trace, Item):  # decoded against the schema already
+        return {name: set() for name in SECTIONS if isinstance(trace.get(name), list)}
     spec = _spec()
     top = dict(trace)
     for name in SECTIONS:
@@ -123,44 +208,32 @@ def _structure(rep: _Report, trace: dict[str, Any]) -> dict[str, set[int]]:
         if not isinstance(items, list):
             continue
         bad[section] = set()
+        if isinstance(trace, Item) or _section_ok(items, section):
+            continue
         fields, required, rules = (
             spec["fields"][section],
             spec["required"][section],
             spec["rules"][section],
         )
-        flagged = 0
         for i, item in enumerate(items):
-            ok = (
-                isinstance(item, dict)
-                and all(k in item for k in required)
-                and all(k in fields for k in item)
-            )
-            if ok:
-                for k, value in item.items():
-                    kind, minimum, allowed = rules[k]
-                    if allowed is not None:
-                        ok = isinstance(value, str) and value in allowed
-                    elif kind == "string":
-                        ok = isinstance(value, str) and (minimum is None or len(value) >= 1)
-                    elif kind in ("number", "integer"):
-                        ok = (
-                            _number(value)
-                            and (kind == "number" or isinstance(value, int))
-                            and (minimum is None or value >= minimum)
-                        )
-                    if not ok:
-                        break
-            if not ok:
-                bad[section].add(i)
-                flagged += 1
-                if flagged <= MAX_PER_CODE:
-                    _explain(rep, section, item, f"$.{section}[{i}]")
-                else:
-                    rep.add(f"$.{section}[{i}]", "schema", "item does not match the schema")
+            if _item_ok(item, fields, required, rules):
+                continue
+            bad[section].add(i)
+            pointer = f"$.{section}[{i}]"
+            if len(bad[section]) <= MAX_PER_CODE:
+                paths: list[str] = []
+                non_finite(item, pointer, paths)
+                for where in paths:
+                    rep.add(where, "non-finite", NON_FINITE)
+                _explain(rep, section, item, pointer)
+            else:
+                rep.add(pointer, "schema", "item does not match the schema")
     costs = trace.get("costs")
     if isinstance(costs, dict):
         for k, v in costs.items():
-            if _number(v) and v < 0:
+            if _number(v) and not math.isfinite(v):
+                rep.add(f"$.costs.{k}", "non-finite", NON_FINITE)
+            elif _number(v) and v < 0:
                 rep.add(f"$.costs.{k}", "negative-value", f"{v} is less than the minimum of 0")
     return bad
 
@@ -194,125 +267,100 @@ def _find_cycle(n: int, succ: list[list[int]]) -> list[int] | None:
     return None
 
 
-def _semantics(rep: _Report, trace: dict[str, Any], bad: dict[str, set[int]]) -> None:
+def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable:
     """Checks across items; malformed items are left out (their ids still resolve edges)."""
+    bad_events, bad_edges = bad.get("events", set()), bad.get("edges", set())
     raw_events: list[Any] = trace["events"] if "events" in bad else []
-    # malformed events stay as None so that every pointer keeps its index
-    events: list[Any] = [
-        None if i in bad.get("events", ()) else ev for i, ev in enumerate(raw_events)
-    ]
-    agents = [a for i, a in enumerate(trace.get("agents") or []) if i not in bad.get("agents", ())]
-    known_ids = {
-        ev["id"] for ev in raw_events if isinstance(ev, dict) and isinstance(ev.get("id"), str)
-    }
-    index: dict[str, int] = {}
-    for i, ev in enumerate(events):
-        if ev is None:
-            continue
-        if ev["id"] in index:
-            rep.add(
-                f"$.events[{i}].id",
-                "duplicate-id",
-                f"event id '{ev['id']}' is also $.events[{index[ev['id']]}]",
-            )
-        else:
-            index[ev["id"]] = i
+    tb = event_table(
+        {"events": raw_events, "edges": trace["edges"] if "edges" in bad else []},
+        bad_events,
+        bad_edges,
+    )
+    ids, types, who, t = tb.ids, tb.types, tb.agents, tb.t
+    for i, first in tb.repeats:
+        rep.add(
+            f"$.events[{i}].id", "duplicate-id", f"event id '{ids[i]}' is also $.events[{first}]"
+        )
     agent_ids: dict[str, int] = {}
-    for i, ag in enumerate(agents):
-        if ag["id"] in agent_ids:
-            rep.add(f"$.agents[{i}].id", "duplicate-id", f"agent id '{ag['id']}' is used twice")
-        agent_ids.setdefault(ag["id"], i)
-    if "agents" in bad:
-        for i, ev in enumerate(events):
-            if ev is not None and ev["agent"] not in agent_ids:
+    for i, name in enumerate(column(trace.get("agents") or [], "id", bad.get("agents", set()))):
+        if name is None:
+            continue
+        if name in agent_ids:
+            rep.add(f"$.agents[{i}].id", "duplicate-id", f"agent id '{name}' is used twice")
+        agent_ids.setdefault(name, i)
+    if "agents" in bad and set(who) - agent_ids.keys() - {None}:
+        for i, name in enumerate(who):
+            if name is not None and name not in agent_ids:
                 rep.add(
-                    f"$.events[{i}].agent",
-                    "unknown-agent",
-                    f"agent '{ev['agent']}' is not in $.agents",
+                    f"$.events[{i}].agent", "unknown-agent", f"agent '{name}' is not in $.agents"
                 )
-    succ: list[list[int]] = [[] for _ in events]
     if "edges" in bad:
-        for j, edge in enumerate(trace["edges"]):
-            if j in bad["edges"]:
-                continue
-            s, t = index.get(edge["source"]), index.get(edge["target"])
-            for end, name in ((s, "source"), (t, "target")):
-                if end is None and edge[name] not in known_ids:
-                    rep.add(f"$.edges[{j}].{name}", "dangling-edge", f"no event '{edge[name]}'")
-            if s is None or t is None:
-                continue
-            if events[t]["t"] < events[s]["t"] - TIME_TOLERANCE:
-                rep.add(
-                    f"$.edges[{j}]",
-                    "time-backwards",
-                    f"{edge['type']} edge from t={events[s]['t']} to t={events[t]['t']}",
-                )
-            if edge["type"] in ORDERING_EDGES:
-                succ[s].append(t)
-        cycle = _find_cycle(len(events), succ)
-        if cycle:
-            ids = " -> ".join(events[i]["id"] for i in [*cycle, cycle[0]])
-            rep.add("$.edges", "cycle", f"causal/spawn/return/aggregate edges form a cycle: {ids}")
+        _edges(rep, trace["edges"], tb, raw_events, bad)
+    target = tb.field("target")
+    tools = "tool_call" in tb.kinds or "tool_result" in tb.kinds
+    call_id = tb.field("call_id") if tools else []
+    sender = tb.field("sender") if "message" in tb.kinds else []
     spawner: dict[str, str] = {}
     despawned: dict[str, float] = {}
-    calls, results = Counter[str](), Counter[str]()
-    good = [(i, ev) for i, ev in enumerate(events) if ev is not None]
-    for _, ev in good:
-        kind = ev["type"]
-        if kind == "spawn" and "target" in ev:
-            spawner.setdefault(ev["target"], ev["agent"])
-        elif kind == "despawn":
-            who = ev.get("target", ev["agent"])
-            despawned[who] = min(despawned.get(who, ev["t"]), ev["t"])
-        elif kind == "tool_call" and "call_id" in ev:
-            calls[ev["call_id"]] += 1
-        elif kind == "tool_result" and "call_id" in ev:
-            results[ev["call_id"]] += 1
-    for i, ev in good:
-        kind, who = ev["type"], ev["agent"]
+    calls = Counter(call_id[i] for i in tb.of_type("tool_call"))
+    results = Counter(call_id[i] for i in tb.of_type("tool_result"))
+    for i in tb.of_type("spawn"):
+        if target[i] is not None:
+            spawner.setdefault(target[i], who[i])
+    for i in tb.of_type("despawn"):
+        name = who[i] if target[i] is None else target[i]
+        despawned[name] = min(despawned.get(name, t[i]), t[i])
+    # the remaining checks concern few events; visit them in order so reports stay in order
+    visit = set().union(*(tb.of_type(k) for k in ("return", "message", "tool_call", "tool_result")))
+    if despawned:
+        visit.update(i for i, name in enumerate(who) if name in despawned)
+    for i in sorted(visit):
+        kind, name = types[i], who[i]
         if kind == "return":
-            if who not in spawner:
+            if name not in spawner:
                 rep.add(
                     f"$.events[{i}]",
                     "return-unspawned",
-                    f"agent '{who}' returns but was never spawned",
+                    f"agent '{name}' returns but was never spawned",
                 )
-            elif "target" in ev and ev["target"] != spawner[who]:
+            elif target[i] is not None and target[i] != spawner[name]:
                 rep.add(
                     f"$.events[{i}].target",
                     "return-not-to-spawner",
-                    f"'{who}' returns to '{ev['target']}', but '{spawner[who]}' spawned it",
+                    f"'{name}' returns to '{target[i]}', but '{spawner[name]}' spawned it",
                 )
-        if who in despawned and ev["t"] > despawned[who] + TIME_TOLERANCE and kind != "despawn":
+        if name in despawned and t[i] > despawned[name] + TIME_TOLERANCE and kind != "despawn":
             rep.add(
                 f"$.events[{i}]",
                 "after-despawn",
-                f"agent '{who}' acts at t={ev['t']} after its despawn at t={despawned[who]}",
+                f"agent '{name}' acts at t={t[i]} after its despawn at t={despawned[name]}",
             )
-        if kind == "message" and "sender" in ev and ev["sender"] != who:
+        if kind == "message" and sender[i] is not None and sender[i] != name:
             rep.add(
                 f"$.events[{i}].sender",
                 "sender-mismatch",
-                f"message sent by '{who}' names sender '{ev['sender']}'",
+                f"message sent by '{name}' names sender '{sender[i]}'",
             )
-        if kind == "tool_call" and "call_id" in ev and not results[ev["call_id"]]:
+        if kind == "tool_call" and call_id[i] is not None and not results[call_id[i]]:
             rep.add(
                 f"$.events[{i}]",
                 "unmatched-tool-call",
-                f"tool call '{ev['call_id']}' has no result",
+                f"tool call '{call_id[i]}' has no result",
             )
-        if kind == "tool_result" and "call_id" in ev and not calls[ev["call_id"]]:
+        if kind == "tool_result" and call_id[i] is not None and not calls[call_id[i]]:
             rep.add(
                 f"$.events[{i}]",
                 "unmatched-tool-result",
-                f"tool result '{ev['call_id']}' answers no call",
+                f"tool result '{call_id[i]}' answers no call",
             )
     costs = trace.get("costs")
-    if isinstance(costs, dict) and "events" in bad and not bad["events"]:
-        kinds = Counter(ev["type"] for _, ev in good)
-        declared = {"tool_calls": kinds["tool_call"], "messages": kinds["message"]}
-        if any("tokens" in ev for _, ev in good):
-            declared["tokens"] = sum(ev.get("tokens", 0) for _, ev in good)
+    if isinstance(costs, dict | Item) and "events" in bad and not bad_events:
+        declared = {
+            "tool_calls": tb.kinds.get("tool_call", 0),
+            "messages": tb.kinds.get("message", 0),
+        }
+        if "tokens" in costs and any(x is not None for x in tb.field("tokens")):
+            declared["tokens"] = sum(filter(None, tb.field("tokens")))
         for name, counted in declared.items():
             if name in costs and _number(costs[name]) and costs[name] != counted:
                 rep.add(
@@ -320,19 +368,70 @@ def _semantics(rep: _Report, trace: dict[str, Any], bad: dict[str, set[int]]) ->
                     "cost-mismatch",
                     f"declares {costs[name]}, the events count {counted}",
                 )
+    return tb
 
 
-def validate(doc: Document) -> list[TraceProblem]:
-    """Every problem of one parsed trace (parse problems included)."""
+def _edges(
+    rep: _Report,
+    edges: list[Any],
+    tb: EventTable,
+    raw_events: list[Any],
+    bad: dict[str, set[int]],
+) -> None:
+    """Dangling ends, time running backwards, and one cycle among the ordering edges."""
+    source, target, t = tb.source, tb.target, tb.t
+    resolved = (source >= 0) & (target >= 0)
+    both = source[resolved], target[resolved]
+    times = np.array(
+        [np.nan if x is None else x for x in t] if bad.get("events") else t, dtype=float
+    )
+    late = np.flatnonzero(resolved)[times[both[1]] < times[both[0]] - TIME_TOLERANCE].tolist()
+    found: list[tuple[int, str, str, str]] = []  # reported in edge order, as read
+    if not resolved.all():
+        known = set(tb.ids)
+        for i in bad.get("events", ()):
+            if isinstance(raw_events[i], dict) and isinstance(raw_events[i].get("id"), str):
+                known.add(raw_events[i]["id"])
+        for j in np.flatnonzero(~resolved).tolist():
+            if j in bad["edges"]:
+                continue
+            for end, name in ((source[j], "source"), (target[j], "target")):
+                if end < 0 and edges[j][name] not in known:
+                    msg = f"no event '{edges[j][name]}'"
+                    found.append((j, f"$.edges[{j}].{name}", "dangling-edge", msg))
+    for j in late:
+        s, d = int(source[j]), int(target[j])
+        msg = f"{tb.edge_types[j]} edge from t={t[s]} to t={t[d]}"
+        found.append((j, f"$.edges[{j}]", "time-backwards", msg))
+    for _, pointer, code, msg in sorted(found, key=lambda f: f[0]):
+        rep.add(pointer, code, msg)
+    if np.all(both[0] < both[1]):  # every edge points forward in file order: no cycle
+        return
+    succ: list[list[int]] = [[] for _ in t]
+    for j in np.flatnonzero(resolved).tolist():
+        if tb.edge_types[j] in ORDERING_EDGES:
+            succ[int(source[j])].append(int(target[j]))
+    cycle = _find_cycle(len(t), succ)
+    if cycle:
+        ids = " -> ".join(tb.ids[i] for i in [*cycle, cycle[0]])
+        rep.add("$.edges", "cycle", f"causal/spawn/return/aggregate edges form a cycle: {ids}")
+
+
+def validate_table(doc: Document) -> tuple[list[TraceProblem], EventTable | None]:
+    """Every problem of one parsed trace, and its columns when the trace could be read."""
     rep = _Report(doc.label)
     for p in doc.problems:
         rep.add(p.pointer, p.code, p.message)
     if doc.data is None:
-        return rep.finish()
-    if not isinstance(doc.data, dict):
+        return rep.finish(), None
+    if not isinstance(doc.data, dict | Item):
         rep.add("$", "schema", "a trace is a JSON object")
-        return rep.finish()
+        return rep.finish(), None
     bad = _structure(rep, doc.data)
-    if not any(p.code == "non-finite" for p in doc.problems):
-        _semantics(rep, doc.data, bad)
-    return rep.finish()
+    table = None if rep.counts["non-finite"] else _semantics(rep, doc.data, bad)
+    return rep.finish(), table
+
+
+def validate(doc: Document) -> list[TraceProblem]:
+    """Every problem of one parsed trace (parse problems included)."""
+    return validate_table(doc)[0]

@@ -1,0 +1,174 @@
+"""Column views of a trace's events and edges, shared by the validator and the replayer.
+
+A million-event trace is a million small dicts; checking and replaying them one dict at a time
+costs several times the parse. Pulling each field out once as a list (with C-level `map` and
+`itemgetter`) lets both passes work on columns.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, itemgetter
+from typing import Any
+
+import numpy as np
+
+from .model import Item
+
+
+def column(items: list[Any], key: str, skip: set[int] | frozenset[int] = frozenset()) -> list[Any]:
+    """ITEMS' values under a required KEY, with None at the indexes in SKIP (items that failed
+    the schema)."""
+    if not skip:
+        get = attrgetter(key) if items and isinstance(items[0], Item) else itemgetter(key)
+        return list(map(get, items))
+    return [None if i in skip else item[key] for i, item in enumerate(items)]
+
+
+def aligned(items: list[Any], key: str, skip: set[int] | frozenset[int] = frozenset()) -> list[Any]:
+    """ITEMS' values under an optional KEY, None where it is absent or the item is in SKIP."""
+    if items and isinstance(items[0], Item):
+        return list(map(attrgetter(key), items))
+    if skip:
+        return [None if i in skip else item.get(key) for i, item in enumerate(items)]
+    return [item.get(key) for item in items]
+
+
+class _HashTable:
+    """An open-addressing table from 64-bit hashes to positions, built and probed with array
+    operations: each round places (or looks up) every pending key at its next slot."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        size = 1 << max(4, (2 * len(keys)).bit_length())  # at most half full
+        self.mask = size - 1
+        self.keys = np.zeros(size, dtype=np.int64)
+        self.positions = np.full(size, -1, dtype=np.int64)
+        self.repeated = False
+        pending = np.arange(len(keys))
+        slot = keys & self.mask
+        while pending.size:
+            taken = self.positions[slot] >= 0
+            if np.any(self.keys[slot[taken]] == keys[pending[taken]]):
+                self.repeated = True  # two equal hashes: the caller takes a slower path
+                return
+            free = ~taken
+            self.positions[slot[free]] = pending[free]  # of several claims, one wins
+            won = np.zeros(pending.size, dtype=bool)
+            won[free] = self.positions[slot[free]] == pending[free]
+            self.keys[slot[won]] = keys[pending[won]]
+            lost = free & ~won  # claimed the same slot as a winner this round
+            if np.any(self.keys[slot[lost]] == keys[pending[lost]]):
+                self.repeated = True
+                return
+            pending, slot = pending[~won], (slot[~won] + 1) & self.mask
+
+    def find(self, probes: np.ndarray) -> np.ndarray:
+        """The position stored under each probe, -1 where there is none."""
+        found = np.full(probes.size, -1, dtype=np.int64)
+        pending = np.arange(probes.size)
+        slot = probes & self.mask
+        while pending.size:
+            position = self.positions[slot]
+            hit = (position >= 0) & (self.keys[slot] == probes[pending])
+            found[pending[hit]] = position[hit]
+            going = (position >= 0) & ~hit  # an occupied slot of another key: probe on
+            pending, slot = pending[going], (slot[going] + 1) & self.mask
+        return found
+
+
+def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """For each wanted id, the index of the first event with that id (-1 if none), and every
+    repeated id as (index, first index).
+
+    Ids are found through their hashes in a table of arrays, each hit confirmed by value: a
+    dict of a million fresh strings costs several times more, in time and memory."""
+    table = _HashTable(np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)))
+    if table.repeated:  # repeated ids (or, rarely, two ids with one hash)
+        first: dict[Any, int] = {}
+        repeats = []
+        for i, x in enumerate(ids):
+            if x is not None and x in first:
+                repeats.append((i, first[x]))
+            elif x is not None:
+                first[x] = i
+        found = np.fromiter((first.get(x, -1) for x in wanted), dtype=np.int64, count=len(wanted))
+        return found, repeats
+    if not ids:
+        return np.full(len(wanted), -1, dtype=np.int64), []
+    found = table.find(np.fromiter(map(hash, wanted), dtype=np.int64, count=len(wanted)))
+    same = np.fromiter(
+        map(operator.eq, map(ids.__getitem__, found.tolist()), wanted),  # -1: the last, unequal
+        dtype=bool,
+        count=len(wanted),
+    )
+    return np.where(same & (found >= 0), found, -1), []
+
+
+@dataclass(slots=True)
+class EventTable:
+    """Events and edges as columns. `source` and `target` hold event indexes, -1 where the id
+    is unknown; `repeats` lists each repeated event id as (index, index of its first use)."""
+
+    ids: list[Any]
+    types: list[Any]
+    agents: list[Any]
+    t: list[Any]
+    source: np.ndarray
+    target: np.ndarray
+    edge_types: list[Any]
+    kinds: dict[str, int]  # events per type
+    codes: np.ndarray
+    code: dict[str, int]
+    repeats: list[tuple[int, int]]
+    events: list[Any]
+    bad_events: set[int] | frozenset[int]
+    fields: dict[str, list[Any]]
+
+    def of_type(self, kind: str) -> list[int]:
+        """The indexes of the events of one type, in file order."""
+        if kind not in self.code:
+            return []
+        indexes: list[int] = np.flatnonzero(self.codes == self.code[kind]).tolist()
+        return indexes
+
+    def field(self, key: str) -> list[Any]:
+        """The events' values under an optional KEY (None where absent), read once."""
+        if key not in self.fields:
+            self.fields[key] = aligned(self.events, key, self.bad_events)
+        return self.fields[key]
+
+
+def event_table(
+    trace: Any,
+    bad_events: set[int] | frozenset[int] = frozenset(),
+    bad_edges: set[int] | frozenset[int] = frozenset(),
+) -> EventTable:
+    """The columns of TRACE, with None in place of the items in BAD_EVENTS and BAD_EDGES."""
+    events, edges = trace.get("events") or [], trace.get("edges") or []
+    ids = column(events, "id", bad_events)
+    types = column(events, "type", bad_events)
+    code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
+    codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
+    ends, repeats = _locate(
+        ids, column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
+    )
+    return EventTable(
+        ids=ids,
+        types=types,
+        agents=column(events, "agent", bad_events),
+        t=column(events, "t", bad_events),
+        source=ends[: len(edges)],
+        target=ends[len(edges) :],
+        edge_types=column(edges, "type", bad_edges),
+        kinds=dict(
+            zip(code, np.bincount(codes[codes >= 0], minlength=len(code)).tolist(), strict=False)
+        ),
+        codes=codes,
+        code=code,
+        repeats=repeats,
+        events=events,
+        bad_events=bad_events,
+        fields={},
+    )
