@@ -85,3 +85,40 @@ def test_console_scripts_installed() -> None:
             [str(bindir / name), "--version"], capture_output=True, text=True, timeout=60
         )
         assert result.returncode == 0 and name in result.stdout
+
+
+def on_terminal(*args: str) -> tuple[int, str]:
+    """Run litcorpus with stderr on a pseudo-terminal; returns the exit code and what it drew."""
+    import os
+    import pty
+
+    main, tty = pty.openpty()
+    proc = subprocess.Popen([*LITCORPUS, *args], stdout=subprocess.DEVNULL, stderr=tty)
+    os.close(tty)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(main)
+    return proc.wait(timeout=120), drawn.decode(errors="replace")
+
+
+def test_progress_is_drawn_on_a_terminal_and_silent_in_a_pipe(
+    mini_root: Path, tmp_path: Path
+) -> None:
+    site = ("site", "--root", str(mini_root), "--out", str(tmp_path / "site"))
+    piped = run(*site)
+    assert piped.returncode == 0 and piped.stderr == ""
+    code, drawn = on_terminal(*site)
+    assert code == 0
+    for stage in ("reading records 5/5", "checking records 5/5", "writing pages 3/3"):
+        assert stage in drawn
+    code, drawn = on_terminal("stats", "--root", str(mini_root), "--out", str(tmp_path / "s"))
+    assert code == 0 and "writing files" in drawn
+    code, drawn = on_terminal("check", "--root", str(mini_root))
+    assert code == 0 and "reading records 5/5" in drawn and "checking records 5/5" in drawn

@@ -225,3 +225,29 @@ def test_corrupted_trace_bytes_never_crash(cut: int, junk: bytes) -> None:
     problems = validate(doc)
     if doc.data is not None and not any(p.severity == "error" for p in problems):
         metrics(doc.data)
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["agent", "agents", "team", "reward", "credit", "learning", "rl"]),
+            min_size=3,
+            max_size=6,
+        ),
+        min_size=2,
+        max_size=60,
+    )
+)
+def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[list[str]]) -> None:
+    import litcorpus.dedupe as dedupe
+
+    titles = {i: " ".join(w) for i, w in enumerate(words)}
+    matrix = list(dedupe._near_titles(titles))
+    saved, dedupe.MATRIX_FROM = dedupe.MATRIX_FROM, 10**9
+    try:
+        one_by_one = list(dedupe._near_titles(titles))
+    finally:
+        dedupe.MATRIX_FROM = saved
+    assert sorted(matrix) == sorted(one_by_one)
+    assert all(a < b and score >= dedupe.TITLE_SIMILARITY for a, b, score in matrix)

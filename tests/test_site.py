@@ -336,3 +336,34 @@ def test_pager_names_a_bounded_window_of_pages(
 )
 def test_status_text(args: tuple[int, int, int, int, int], text: str) -> None:
     assert status_text(*args) == text
+
+
+def test_long_entry_lists_stop_at_a_filter_link(
+    mini_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value or gap cell with many entries names the first few, then links to the list."""
+    import litcorpus.site as site_module
+    from litcorpus.corpus import load_corpus
+
+    monkeypatch.setattr(site_module, "MAX_LISTED", 0)
+    files = site_module.build_site(load_corpus(mini_root))
+    taxonomy = files["taxonomy.html"].decode()
+    assert 'and 2 more: <a href="index.html?is_core=core">filter the list on Core</a>' in taxonomy
+    gaps = files["gaps.html"].decode()
+    link = 'and 1 more: <a href="index.html?orchestration_decisions=spawn&amp;is_rl=yes">'
+    assert link + "filter the list on both values</a>" in gaps
+
+
+def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:
+    """write_site streams pages to disk; the result equals the in-memory build."""
+    from litcorpus.atomic import read_tree, write_tree
+    from litcorpus.corpus import load_corpus
+    from litcorpus.site import build_site, write_site
+
+    corpus = load_corpus(mini_root)
+    total, written = write_site(corpus, tmp_path / "site")
+    assert read_tree(tmp_path / "site") == build_site(corpus)
+    assert total == written == len(build_site(corpus))
+    with pytest.raises(ValueError, match="twice"):
+        write_tree(tmp_path / "other", iter([("a.txt", b"1"), ("a.txt", b"2")]))
+    assert not (tmp_path / "other").exists()

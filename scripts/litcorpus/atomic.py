@@ -13,7 +13,10 @@ import ctypes
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from .progress import Progress
 
 _RENAME_EXCHANGE = 2
 
@@ -48,16 +51,29 @@ def _same(path: Path, data: bytes) -> bool:
         return False
 
 
-def write_tree(target: Path, files: dict[str, bytes]) -> int:
-    """Replace directory TARGET by exactly FILES ({relative path: content}); returns how many
-    files were written. A file whose content is unchanged is not rewritten: the new tree links
-    to the old file (same inode, same modification time)."""
+def write_tree(
+    target: Path,
+    files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+    progress: Progress | None = None,
+) -> int:
+    """Replace directory TARGET by exactly FILES ({relative path: content}, or such pairs as
+    they are made, so a large tree never sits in memory whole); returns how many files were
+    written. A file whose content is unchanged is not rewritten: the new tree links to the old
+    file (same inode, same modification time)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    pairs = sorted(files.items()) if isinstance(files, Mapping) else files
+    total = len(files) if isinstance(files, Mapping) else 0
+    seen: set[str] = set()
     written = 0
     try:
-        for rel, data in sorted(files.items()):
+        for done, (rel, data) in enumerate(pairs, start=1):
+            if rel in seen:
+                raise ValueError(f"{rel} is produced twice")
+            seen.add(rel)
+            if progress and total:
+                progress("writing files", done, total)
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             old = target / rel

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__
+from .progress import Progress
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,20 +54,24 @@ def cli() -> None:
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 def check(root: Path | None, fmt: str, strict: bool) -> None:
     """Validate taxonomy, papers and exclusions; report every problem."""
+    from .progress import terminal_progress
     from .validate import check as run_check
 
-    report = run_check(resolve_root(root), strict=strict)
+    progress = terminal_progress()
+    report = run_check(resolve_root(root), strict=strict, progress=progress)
+    if progress:
+        progress.close()
     click.echo(report.to_json() if fmt == "json" else report.to_text())
     sys.exit(0 if report.ok else 1)
 
 
-def _valid_corpus(root: Path) -> Any:
+def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
     """Load and validate; on errors print them and exit 1 (nothing is written)."""
     from .corpus import load_corpus
     from .validate import validate_corpus
 
-    corpus = load_corpus(root)
-    report = validate_corpus(corpus)
+    corpus = load_corpus(root, progress)
+    report = validate_corpus(corpus, progress=progress)
     if not report.ok:
         click.echo(report.to_text(), err=True)
         click.echo("litcorpus: fix the problems above first; nothing was written.", err=True)
@@ -90,10 +95,12 @@ def _valid_corpus(root: Path) -> Any:
 )
 def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
     """Compute statistics, gap tables, claims and figures into stats/."""
+    from .progress import terminal_progress
     from .statsdir import stale_stats, write_stats
 
     root = resolve_root(root)
-    corpus = _valid_corpus(root)
+    progress = terminal_progress()
+    corpus = _valid_corpus(root, progress)
     target = out or root / "stats"
     if check_only:
         changed = stale_stats(corpus, target)
@@ -105,7 +112,9 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
             else f"{target.name}/ is up to date"
         )
         sys.exit(1 if changed else 0)
-    result = write_stats(corpus, target)
+    result = write_stats(corpus, target, progress)
+    if progress:
+        progress.close()
     broken = [c["id"] for c in result["claims"] if not c["held"]]
     c = result["corpus"]
     click.echo(
@@ -177,12 +186,16 @@ def agreement(root: Path | None, file: Path, fmt: str) -> None:
 )
 def site(root: Path | None, out: Path | None) -> None:
     """Build the static site (list, paper pages, taxonomy, gap map, stats, claims)."""
+    from .progress import terminal_progress
     from .site import write_site
 
     root = resolve_root(root)
-    corpus = _valid_corpus(root)
+    progress = terminal_progress()
+    corpus = _valid_corpus(root, progress)
     target = out or root / "site"
-    total, written = write_site(corpus, target)
+    total, written = write_site(corpus, target, progress)
+    if progress:
+        progress.close()
     click.echo(f"wrote {target}: {total} files, {written} changed; open {target / 'index.html'}")
 
 

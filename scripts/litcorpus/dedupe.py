@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from .corpus import Corpus, Record
 from .problems import Problem, Severity
 from .taxonomy import IdScheme
@@ -24,6 +22,7 @@ from .yamlio import FieldPath
 TITLE_SIMILARITY = 92.0
 RARE_WORDS_PER_TITLE = 3
 MAX_BLOCK = 200
+MATRIX_FROM = 16  # blocks this large are scored as one matrix
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     [
@@ -69,10 +68,15 @@ def _url_pattern(template: str) -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=8)
+def _patterns(urls: tuple[tuple[str, str], ...]) -> dict[str, re.Pattern[str]]:
+    return {scheme: _url_pattern(url) for scheme, url in urls}
+
+
 def record_ids(rec: Record, schemes: dict[str, IdScheme]) -> dict[tuple[str, str], FieldPath]:
     """(scheme, normalized id) pairs a record carries, explicitly or through its URLs, with
     the field each was read from."""
-    patterns = {s: _url_pattern(spec.url) for s, spec in schemes.items()}
+    patterns = _patterns(tuple((s, spec.url) for s, spec in schemes.items()))
 
     def _normal_id(scheme: str, ident: str) -> tuple[str, str]:
         suffix = schemes[scheme].version_suffix
@@ -125,8 +129,9 @@ def _pair_problem(later: Record, first: Record, what: str, path: FieldPath) -> P
     )
 
 
-def _title_candidates(titles: dict[int, str]) -> Iterator[tuple[int, int]]:
-    """Pairs of record indexes whose titles share one of their rarer words."""
+def _near_titles(titles: dict[int, str]) -> Iterator[tuple[int, int, float]]:
+    """Pairs (a, b, score) of record indexes, a < b, whose titles share one of their rarer
+    words and are at least TITLE_SIMILARITY similar."""
     words = {i: set(t.split()) - _STOP for i, t in titles.items()}
     freq: dict[str, int] = defaultdict(int)
     for ws in words.values():
@@ -138,19 +143,36 @@ def _title_candidates(titles: dict[int, str]) -> Iterator[tuple[int, int]]:
             blocks[w].append(i)
     seen: set[tuple[int, int]] = set()
     for members in blocks.values():
-        if len(members) > MAX_BLOCK:
+        if not 1 < len(members) <= MAX_BLOCK:
             continue
+        for a, b, score in _scored(members, titles):
+            if (a, b) not in seen:
+                seen.add((a, b))
+                yield a, b, score
+
+
+def _scored(members: list[int], titles: dict[int, str]) -> Iterator[tuple[int, int, float]]:
+    """The pairs of one block at or above the cutoff (scores below it read 0)."""
+    from rapidfuzz import fuzz, process  # loaded when two titles share a rare word
+
+    texts = [titles[i] for i in members]
+    if len(members) < MATRIX_FROM:  # a few pairs: cheaper one by one than through numpy
         for a_pos, a in enumerate(members):
-            for b in members[a_pos + 1 :]:
-                if (a, b) not in seen:
-                    seen.add((a, b))
-                    yield a, b
+            for b_pos in range(a_pos + 1, len(members)):
+                score = fuzz.ratio(texts[a_pos], texts[b_pos], score_cutoff=TITLE_SIMILARITY)
+                if score:
+                    yield a, members[b_pos], score
+        return
+    scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_SIMILARITY)
+    for a_pos, b_pos in zip(*scores.nonzero(), strict=True):
+        if a_pos < b_pos:
+            yield members[a_pos], members[b_pos], float(scores[a_pos, b_pos])
 
 
 def find_duplicates(corpus: Corpus) -> list[Problem]:
     problems: list[Problem] = []
-    kind_order = list(corpus.taxonomy.kinds)
-    records = sorted(corpus.records, key=lambda r: (kind_order.index(r.kind), r.path))
+    rank = {kind: i for i, kind in enumerate(corpus.taxonomy.kinds)}
+    records = sorted(corpus.records, key=lambda r: (rank[r.kind], r.path))
     keys: dict[tuple[str, str], Record] = {}
     for rec in records:
         key_field = corpus.taxonomy.kinds[rec.kind].key_field
@@ -178,10 +200,8 @@ def find_duplicates(corpus: Corpus) -> list[Problem]:
         title = rec.data.get(corpus.taxonomy.kinds[rec.kind].title_field)
         if isinstance(title, str) and title.strip():
             titles[i] = normalize_title(title)
-    for a, b in _title_candidates(titles):
-        score = fuzz.ratio(titles[a], titles[b])
-        if score >= TITLE_SIMILARITY:
-            problems.append(
-                _pair_problem(records[b], records[a], f"title {score:.0f}% similar", ("title",))
-            )
+    for a, b, score in _near_titles(titles):
+        problems.append(
+            _pair_problem(records[b], records[a], f"title {score:.0f}% similar", ("title",))
+        )
     return problems

@@ -6,12 +6,9 @@ probably meant. A report is ok when it holds no errors (or, strictly, no problem
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
-
-from rapidfuzz import fuzz, process
 
 Severity = Literal["error", "warning"]
 
@@ -114,6 +111,8 @@ class Report:
         return {"ok": self.ok, "problems": [{k: getattr(p, k) for k in keys} for p in self]}
 
     def to_json(self) -> str:
+        import json
+
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def to_text(self) -> str:
@@ -125,6 +124,8 @@ class Report:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to WORD, if one is close enough to be a likely slip."""
+    from rapidfuzz import fuzz, process  # only a problem needs a suggestion
+
     match = process.extractOne(
         word,
         list(choices),

@@ -9,6 +9,7 @@ bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -21,6 +22,7 @@ from .corpus import Corpus
 from .export import entry_bibtex
 from .listing import Listing
 from .plots import figure_titles
+from .progress import Progress
 from .statsdir import build_stats_files
 from .tables import build_tables, render
 from .taxonomy import Taxonomy
@@ -40,6 +42,7 @@ PAGES = [
 ]
 SCHEMA = "traces/trace.schema.json"
 MAX_RELATED = 12  # entries named per shared gap cell on a paper page
+MAX_LISTED = 100  # entries named per value on the taxonomy page and per gap-map cell
 
 
 def safe_url(url: Any) -> str | None:
@@ -147,6 +150,11 @@ def _static() -> dict[str, bytes]:
 
 def build_site(corpus: Corpus) -> dict[str, bytes]:
     """Every file of the site as {relative path: bytes}."""
+    return dict(site_files(corpus))
+
+
+def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tuple[str, bytes]]:
+    """Every file of the site as (relative path, bytes), each page as soon as it is made."""
     tax = corpus.taxonomy
     stats, stats_files = build_stats_files(corpus)
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
@@ -175,26 +183,29 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
         "version": stats["version"],
         "corpus_hash": stats["corpus"]["hash"],
     }
-    files: dict[str, bytes] = {}
 
-    def page(path: str, template: str, current: str | None = None, **context: Any) -> None:
+    def page(
+        path: str, template: str, current: str | None = None, **context: Any
+    ) -> tuple[str, bytes]:
         depth = path.count("/")
         html = env.get_template(template).render(
             **common, **context, base="../" * depth, current=current or path
         )
-        files[path] = html.encode()
+        return path, html.encode()
 
     listing = Listing(tax, entries, shared)
     for n, context in enumerate(listing.pages(entries), start=1):
         if n == 1:
-            page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)
+            yield page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)
         else:
-            page(f"list/{n}.html", "list.html.j2", "index.html", **context)
-    files["assets/entries.js"] = listing.script(entries)
-    for e in entries:
+            yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
+    yield "assets/entries.js", listing.script(entries)
+    for done, e in enumerate(entries, start=1):
+        if progress:
+            progress("writing pages", done, len(entries))
         src = (corpus.root / "papers" / f"{e['key']}.yaml").read_bytes()
-        files[f"src/papers/{e['key']}.yaml"] = src
-        page(
+        yield f"src/papers/{e['key']}.yaml", src
+        yield page(
             f"papers/{e['key']}.html",
             "paper.html.j2",
             e=e,
@@ -205,37 +216,49 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
     for e in sorted(entries, key=lambda e: str(e["title"]).lower()):
         for t in e["tags"]:
             members.setdefault((t.axis, t.value), []).append(e)
-    page("taxonomy.html", "taxonomy.html.j2", members=members)
+    yield page("taxonomy.html", "taxonomy.html.j2", members=members, listed=MAX_LISTED)
     tables = build_tables(stats, tax)
     for t in tables:
         render(t, stats["version"], stats["corpus"]["hash"])
-    page("stats.html", "stats.html.j2", tables=tables, figure_titles=figure_titles(stats, tax))
-    page("gaps.html", "gaps.html.j2")
-    page("claims.html", "claims.html.j2")
-    page("screening.html", "screening.html.j2", exclusions=exclusions)
-    page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
+    yield page(
+        "stats.html", "stats.html.j2", tables=tables, figure_titles=figure_titles(stats, tax)
+    )
+    yield page("gaps.html", "gaps.html.j2", listed=MAX_LISTED)
+    yield page("claims.html", "claims.html.j2")
+    yield page("screening.html", "screening.html.j2", exclusions=exclusions)
+    yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
     for rel, data in stats_files.items():
-        files[f"stats/{rel}"] = data
+        yield f"stats/{rel}", data
     if schema:
-        files[SCHEMA] = schema_path.read_bytes()
+        yield SCHEMA, schema_path.read_bytes()
     search = {
         e["key"]: " ".join(
             [str(e["title"]), *e["authors"], str(e["summary"]), str(e["notes"])]
         ).lower()
         for e in entries
     }
-    files["assets/search-index.js"] = (
-        "window.LITCORPUS_SEARCH = "
-        + json.dumps(search, ensure_ascii=False, sort_keys=True)
-        + ";\n"
-    ).encode()
-    files.update(_static())
-    return files
+    yield (
+        "assets/search-index.js",
+        (
+            "window.LITCORPUS_SEARCH = "
+            + json.dumps(search, ensure_ascii=False, sort_keys=True)
+            + ";\n"
+        ).encode(),
+    )
+    yield from _static().items()
 
 
-def write_site(corpus: Corpus, out: Path) -> tuple[int, int]:
+def write_site(corpus: Corpus, out: Path, progress: Progress | None = None) -> tuple[int, int]:
     """Build and write the site; returns (files in the site, files actually rewritten)."""
     from .atomic import write_tree
 
-    files = build_site(corpus)
-    return len(files), write_tree(out, files)
+    total = 0
+
+    def counted() -> Iterator[tuple[str, bytes]]:
+        nonlocal total
+        for item in site_files(corpus, progress):
+            total += 1
+            yield item
+
+    written = write_tree(out, counted(), progress)
+    return total, written

@@ -14,6 +14,7 @@ from .corpus import Corpus
 from .export import EXPORTERS
 from .plots import build_figures
 from .prisma import prisma2020_csv
+from .progress import Progress
 from .stats import compute_stats
 from .tables import build_tables, render
 from .templating import environment
@@ -73,9 +74,9 @@ def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]
     return stats, files
 
 
-def write_stats(corpus: Corpus, out: Path) -> dict[str, Any]:
+def write_stats(corpus: Corpus, out: Path, progress: Progress | None = None) -> dict[str, Any]:
     stats, files = build_stats_files(corpus)
-    write_tree(out, files)
+    write_tree(out, files, progress)
     return stats
 
 

@@ -15,8 +15,10 @@ from .agreement import agreement
 from .claims import load_claims
 from .corpus import Corpus, Record, load_corpus
 from .dedupe import find_duplicates
+from .parallel import map_slices, no_cycle_collection
 from .prisma import compute_flow, flow_problems
 from .problems import Problem, Report, Severity, choices_hint
+from .progress import Progress
 from .taxonomy import Axis, FieldSpec, Taxonomy
 from .views import load_views
 from .yamlio import FieldPath
@@ -338,15 +340,29 @@ class _RecordCheck:
                 )
 
 
-def validate_corpus(corpus: Corpus, today: dt.date | None = None, strict: bool = False) -> Report:
+def _check_slice(job: tuple[Corpus, dt.date], start: int, stop: int) -> list[Problem]:
+    corpus, today = job
+    out: list[Problem] = []
+    for rec in corpus.records[start:stop]:
+        out += rec.doc.problems
+        out += _RecordCheck(rec, corpus.taxonomy, today).run()
+    return out
+
+
+def validate_corpus(
+    corpus: Corpus,
+    today: dt.date | None = None,
+    strict: bool = False,
+    progress: Progress | None = None,
+) -> Report:
     """Every problem in the corpus: loading, per-record and across records."""
     today = today or dt.date.today()
     report = Report(strict=strict)
     report.extend(corpus.problems)
-    for rec in corpus:
-        report.extend(rec.doc.problems)
-        report.extend(_RecordCheck(rec, corpus.taxonomy, today).run())
-    report.extend(find_duplicates(corpus))
+    on_done = (lambda d, t: progress("checking records", d, t)) if progress else None
+    with no_cycle_collection():
+        report.extend(map_slices(_check_slice, (corpus, today), len(corpus.records), on_done))
+        report.extend(find_duplicates(corpus))
     views, view_problems = load_views(corpus.taxonomy)
     report.extend(view_problems)
     claims = load_claims(corpus)
@@ -357,6 +373,11 @@ def validate_corpus(corpus: Corpus, today: dt.date | None = None, strict: bool =
     return report
 
 
-def check(root: Path, strict: bool = False, today: dt.date | None = None) -> Report:
+def check(
+    root: Path,
+    strict: bool = False,
+    today: dt.date | None = None,
+    progress: Progress | None = None,
+) -> Report:
     """Load and validate the corpus below ROOT (what `litcorpus check` runs)."""
-    return validate_corpus(load_corpus(root), today, strict)
+    return validate_corpus(load_corpus(root, progress), today, strict, progress)
