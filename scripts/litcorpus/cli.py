@@ -76,6 +76,7 @@ def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
         click.echo(report.to_text(), err=True)
         click.echo("litcorpus: fix the problems above first; nothing was written.", err=True)
         sys.exit(1)
+    corpus.forget_positions()
     return corpus
 
 

@@ -44,6 +44,13 @@ class Corpus:
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)
 
+    def forget_positions(self) -> None:
+        """Drop what only locates problems (field positions, YAML's retypings): a valid
+        corpus on its way to stats or the site needs its data alone."""
+        for rec in self.records:
+            rec.doc.positions.clear()
+            rec.doc.implicit.clear()
+
 
 def find_root(start: Path | None = None) -> Path:
     """The nearest directory at or above START that holds taxonomy.yaml (else START)."""
