@@ -251,3 +251,22 @@ def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[lis
         dedupe.MATRIX_FROM = saved
     assert sorted(matrix) == sorted(one_by_one)
     assert all(a < b and score >= dedupe.TITLE_SIMILARITY for a, b, score in matrix)
+
+
+@FUZZ
+@given(
+    st.dictionaries(st.sampled_from("abcdefgh"), st.sampled_from("abcdefghr"), max_size=8),
+    st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=8),
+)
+def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: list[str]) -> None:
+    from orchtrace.metrics import _spawn_depth
+
+    def walk(x: str) -> int:  # the definition: steps up until a parent repeats or none is left
+        steps, seen = 0, {x}
+        while x in parent and parent[x] not in seen:
+            x = parent[x]
+            seen.add(x)
+            steps += 1
+        return steps
+
+    assert _spawn_depth(parent, agents) == max(walk(x) for x in agents)

@@ -72,14 +72,26 @@ def _lanes(
 
 def _spawn_depth(parent: dict[str, str], agents: list[str]) -> int:
     """The longest chain of parents above any of AGENTS (a loop of parents ends a chain)."""
+    known: dict[str, int] = {}  # depths of agents whose chain reaches a root
     best = 0
     for x in agents:
-        steps, seen = 0, {x}
-        while x in parent and parent[x] not in seen:
-            x = parent[x]
-            seen.add(x)
-            steps += 1
-        best = max(best, steps)
+        chain, seen, up = [], set(), x
+        while up in parent and up not in known and up not in seen:
+            seen.add(up)
+            chain.append(up)
+            up = parent[up]
+        if up in seen:  # a loop: count steps until a parent repeats
+            steps, seen, up = 0, {x}, x
+            while up in parent and parent[up] not in seen:
+                up = parent[up]
+                seen.add(up)
+                steps += 1
+            best = max(best, steps)
+            continue
+        base = known.get(up, 0)
+        for k, agent in enumerate(reversed(chain), start=1):
+            known[agent] = base + k
+        best = max(best, known.get(x, 0))
     return best
 
 

@@ -310,8 +310,17 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
     for i in tb.of_type("despawn"):
         name = who[i] if target[i] is None else target[i]
         despawned[name] = min(despawned.get(name, t[i]), t[i])
-    # the remaining checks concern few events; visit them in order so reports stay in order
-    visit = set().union(*(tb.of_type(k) for k in ("return", "message", "tool_call", "tool_result")))
+    # pick the events that break a rule, then report them in order
+    visit = {
+        i
+        for i in tb.of_type("return")
+        if who[i] not in spawner or (target[i] is not None and target[i] != spawner[who[i]])
+    }
+    visit.update(i for i in tb.of_type("message") if sender[i] not in (None, who[i]))
+    for kind, answered in (("tool_call", results), ("tool_result", calls)):
+        visit.update(
+            i for i in tb.of_type(kind) if call_id[i] is not None and not answered[call_id[i]]
+        )
     if despawned:
         visit.update(i for i, name in enumerate(who) if name in despawned)
     for i in sorted(visit):
