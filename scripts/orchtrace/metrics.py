@@ -184,8 +184,8 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     # a declared parent, else the first spawner (reversed: the first pair written last wins)
     parent = {x: y for x, y, _ in reversed(spawning)}
     parent.update((x, y) for x, y in zip(listed, aligned(agents, "parent"), strict=True) if y)
-    spawned = sorted(parent)
-    all_agents = sorted(set(listed).union(names))
+    spawned = parent.keys()
+    all_agents = set(listed).union(names)
 
     # lifetimes: from spawn or first event to the last event's end
     first: dict[str, float] = {}
@@ -280,7 +280,7 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
         rewards[r["unit"]][r["channel"]] += r["value"]
 
     parents = set(parent.values())
-    roots = [x for x in all_agents if x not in parent]
+    roots = sorted(x for x in all_agents if x not in parent)
     orchestrator = next((x for x in roots if x in parents), roots[0] if roots else None)
     stages: list[dict[str, Any]] = []
     if n:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
@@ -316,16 +316,16 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
             "mean": _round(statistics.fmean(fan)) if fan else None,
             "max": max(fan, default=0),
         },
-        "spawn_depth": _spawn_depth(parent, all_agents),
+        "spawn_depth": _spawn_depth(parent, list(all_agents)),
         "spawned_agents": len(spawned),
-        "finish_rate": _round(len(finished & set(spawned)) / len(spawned)) if spawned else None,
+        "finish_rate": _round(len(finished & spawned) / len(spawned)) if spawned else None,
         "messages": {
             "matrix": {x: dict(row) for x, row in sorted(matrix.items())},
             "total": sum(sum(r.values()) for r in matrix.values()),
             "density": _round(pairs / (k * (k - 1))) if k > 1 else None,
         },
         "aggregation_coverage": (
-            _round(len(covered & set(spawned)) / len(spawned)) if spawned and aggregates else None
+            _round(len(covered & spawned) / len(spawned)) if spawned and aggregates else None
         ),
         "final_event": ids[final] if final >= 0 else None,
         "wasted_work": _round(wasted),
