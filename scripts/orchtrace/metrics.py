@@ -100,7 +100,7 @@ def _round(x: float | None) -> float | None:
 
 
 def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """A topological rank of every event (Kahn's algorithm); raises on a cycle."""
+    """A topological rank of every node (Kahn's algorithm); raises on a cycle."""
     succ: list[list[int]] = [[] for _ in range(n)]
     indegree = [0] * n
     for s, d in zip(source.tolist(), target.tolist(), strict=True):
@@ -131,7 +131,6 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     ends = tb.field("t_end")
     targets = tb.field("target")
     durations = n > 0 and None not in ends
-    # compact arrays, not lists: a list of a million numbers also holds a million objects
     weight = list(map(operator.sub, ends, t)) if durations else [1] * n
     t_arr = np.array(t, dtype=np.float64)
 
