@@ -15,11 +15,10 @@ import pytest
 
 from conftest import REPO, edit, make_mini_root
 from golden import assert_golden
-from litcorpus import atomic
 from litcorpus.agreement import cohen_kappa
 from litcorpus.claims import Claim, evaluate_one
 from litcorpus.corpus import load_corpus
-from litcorpus.statsdir import build_stats_files, write_stats
+from litcorpus.statsdir import build_stats_files
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -221,28 +220,6 @@ def test_stats_check_detects_staleness(mini_root: Path) -> None:
     edit(mini_root / "papers/gamma-survey.yaml", "year: 2026", "year: 2025")
     result = run("stats", "--root", str(mini_root), "--check")
     assert result.returncode == 1 and "stale: stats/stats.json" in result.stdout
-
-
-def test_interrupted_write_keeps_the_old_tree(mini_root: Path, monkeypatch) -> None:
-    out = mini_root / "stats"
-    write_stats(load_corpus(mini_root), out)
-    before = atomic.read_tree(out)
-    edit(mini_root / "papers/gamma-survey.yaml", "year: 2026", "year: 2025")
-    calls = {"n": 0}
-    real = Path.write_bytes
-
-    def flaky(self: Path, data: bytes) -> int:
-        calls["n"] += 1
-        if calls["n"] == 7:
-            raise KeyboardInterrupt
-        return real(self, data)
-
-    monkeypatch.setattr(Path, "write_bytes", flaky)
-    with pytest.raises(KeyboardInterrupt):
-        write_stats(load_corpus(mini_root), out)
-    monkeypatch.undo()
-    assert atomic.read_tree(out) == before
-    assert [p.name for p in mini_root.iterdir() if p.name.startswith(".stats")] == []
 
 
 def test_shipped_stats_are_current() -> None:
