@@ -65,17 +65,42 @@ def test_root_defaults_to_the_enclosing_repository(mini_root: Path) -> None:
 
 
 def test_check_stays_light() -> None:
-    """`check` serves as a pre-commit hook: it must not pull in pandas or matplotlib."""
+    """`check` serves as a pre-commit hook: it loads neither click nor pandas nor matplotlib."""
     code = (
-        "import sys; from litcorpus.cli import cli\n"
-        "try: cli(['check', '--root', sys.argv[1]])\n"
+        "import sys; sys.argv = ['litcorpus', 'check', '--root', sys.argv[1]]\n"
+        "from litcorpus.entry import main\n"
+        "try: main()\n"
         "except SystemExit: pass\n"
-        "print(sorted(m for m in ('pandas', 'matplotlib', 'jinja2') if m in sys.modules))"
+        "print(sorted(m for m in ('click', 'pandas', 'matplotlib', 'jinja2') if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, timeout=60
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_quick_check_path_answers_like_the_click_command(mini_root: Path) -> None:
+    """`litcorpus check` without click gives the click command's output and exit code."""
+    edit(mini_root / "papers/alpha-rl.yaml", "category: rl_method", "category: rl-method")
+    via_click = [sys.executable, "-c", "from litcorpus.cli import cli; cli(prog_name='litcorpus')"]
+    for args in (
+        ["check", "--root", str(mini_root)],
+        ["check", f"--root={mini_root}", "--format", "json", "--strict"],
+        ["check", "--strict", "--format=json", "--root", str(mini_root)],
+    ):
+        quick = run(*args)
+        clicked = subprocess.run([*via_click, *args], capture_output=True, text=True, timeout=60)
+        assert (quick.returncode, quick.stdout) == (clicked.returncode, clicked.stdout) != (0, "")
+    for args in (["check", "--help"], ["check", "--root", str(mini_root / "papers")]):
+        quick, clicked = (
+            run(*args),
+            subprocess.run([*via_click, *args], capture_output=True, text=True, timeout=60),
+        )
+        assert (quick.returncode, quick.stdout, quick.stderr) == (
+            clicked.returncode,
+            clicked.stdout,
+            clicked.stderr,
+        )
 
 
 def test_console_scripts_installed() -> None:

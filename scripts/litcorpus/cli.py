@@ -54,15 +54,9 @@ def cli() -> None:
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 def check(root: Path | None, fmt: str, strict: bool) -> None:
     """Validate taxonomy, papers and exclusions; report every problem."""
-    from .progress import terminal_progress
-    from .validate import check as run_check
+    from .entry import run_check
 
-    progress = terminal_progress()
-    report = run_check(resolve_root(root), strict=strict, progress=progress)
-    if progress:
-        progress.close()
-    click.echo(report.to_json() if fmt == "json" else report.to_text())
-    sys.exit(0 if report.ok else 1)
+    sys.exit(run_check(resolve_root(root), fmt, strict))
 
 
 def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
@@ -377,7 +371,3 @@ def links(
     else:
         click.echo(report_text(results))
     sys.exit(1 if any(r.status in ("dead", "error") for r in results) else 0)
-
-
-def main() -> None:
-    cli(prog_name="litcorpus")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -151,18 +151,30 @@ def _near_titles(titles: dict[int, str]) -> Iterator[tuple[int, int, float]]:
                 yield a, b, score
 
 
+def _within_reach(a: Counter[str], b: Counter[str], length: int) -> bool:
+    """Whether two titles with these letter counts could reach the cutoff: the ratio is twice
+    their longest common subsequence over their total LENGTH, which shared letters bound."""
+    return 200 * sum((a & b).values()) >= TITLE_SIMILARITY * max(length, 1)
+
+
 def _scored(members: list[int], titles: dict[int, str]) -> Iterator[tuple[int, int, float]]:
     """The pairs of one block at or above the cutoff (scores below it read 0)."""
-    from rapidfuzz import fuzz, process  # loaded when two titles share a rare word
-
     texts = [titles[i] for i in members]
     if len(members) < MATRIX_FROM:  # a few pairs: cheaper one by one than through numpy
+        letters = [Counter(t) for t in texts]
         for a_pos, a in enumerate(members):
             for b_pos in range(a_pos + 1, len(members)):
+                length = len(texts[a_pos]) + len(texts[b_pos])
+                if not _within_reach(letters[a_pos], letters[b_pos], length):
+                    continue  # most pairs stop here, and rapidfuzz need not even load
+                from rapidfuzz import fuzz
+
                 score = fuzz.ratio(texts[a_pos], texts[b_pos], score_cutoff=TITLE_SIMILARITY)
                 if score:
                     yield a, members[b_pos], score
         return
+    from rapidfuzz import fuzz, process
+
     scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_SIMILARITY)
     for a_pos, b_pos in zip(*scores.nonzero(), strict=True):
         if a_pos < b_pos:

@@ -34,12 +34,16 @@ FLOOR = (
 )
 
 
+# As installed: Python keeps compiled bytecode (some sandboxes switch that off for everyone).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measure(cmd: list[str], reps: int, ok: tuple[int, ...] = (0,)) -> dict[str, float]:
     """Median seconds and peak memory (MiB) of running CMD REPS times."""
     times, peaks = [], []
     for _ in range(reps):
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         times.append(time.perf_counter() - start)
         peaks.append(usage.ru_maxrss / 1024)

@@ -1,0 +1,65 @@
+"""The `litcorpus` entry point.
+
+`litcorpus check` with its usual options (`--root`, `--format`, `--strict`) runs without
+loading click, so the command starts fast enough for a pre-commit hook. Any other command,
+spelling or option, `--help` included, goes to the click CLI in cli.py, which defines check
+with the same options and runs the same `run_check`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _check_options(argv: list[str]) -> tuple[Path | None, str, bool] | None:
+    """(root, format, strict) when ARGV is a plain check; None for anything else."""
+    if not argv or argv[0] != "check":
+        return None
+    root, fmt, strict = None, "text", False
+    args = iter(argv[1:])
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if arg == "--strict":
+            strict = True
+            continue
+        if name not in ("--root", "--format"):
+            return None
+        if not eq:
+            value = next(args, "")
+        if not value or value.startswith("-"):
+            return None
+        if name == "--root":
+            root = Path(value)
+            if not (root / "taxonomy.yaml").is_file():
+                return None  # click words that error
+        elif value in ("text", "json"):
+            fmt = value
+        else:
+            return None
+    return root, fmt, strict
+
+
+def run_check(root: Path | None, fmt: str, strict: bool) -> int:
+    """Validate the corpus at ROOT (default: the nearest above), print the report, and return
+    the exit code."""
+    from .corpus import find_root
+    from .progress import terminal_progress
+    from .validate import check
+
+    progress = terminal_progress()
+    report = check(root or find_root(), strict=strict, progress=progress)
+    if progress:
+        progress.close()
+    print(report.to_json() if fmt == "json" else report.to_text())
+    return 0 if report.ok else 1
+
+
+def main() -> None:
+    options = _check_options(sys.argv[1:])
+    if options is None:
+        from .cli import cli
+
+        cli(prog_name="litcorpus")
+    else:
+        sys.exit(run_check(*options))
