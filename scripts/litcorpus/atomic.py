@@ -55,11 +55,11 @@ def write_tree(
     target: Path,
     files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
     progress: Progress | None = None,
-) -> int:
+) -> tuple[int, int]:
     """Replace directory TARGET by exactly FILES ({relative path: content}, or such pairs as
-    they are made, so a large tree never sits in memory whole); returns how many files were
-    written. A file whose content is unchanged is not rewritten: the new tree links to the old
-    file (same inode, same modification time)."""
+    they are made, so a large tree never sits in memory whole); returns how many files the
+    tree holds and how many were written. A file whose content is unchanged is not rewritten:
+    the new tree links to the old file (same inode, same modification time)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
@@ -97,7 +97,7 @@ def write_tree(
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return written
+    return len(seen), written
 
 
 def read_tree(target: Path) -> dict[str, bytes]:

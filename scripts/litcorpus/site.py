@@ -252,13 +252,4 @@ def write_site(corpus: Corpus, out: Path, progress: Progress | None = None) -> t
     """Build and write the site; returns (files in the site, files actually rewritten)."""
     from .atomic import write_tree
 
-    total = 0
-
-    def counted() -> Iterator[tuple[str, bytes]]:
-        nonlocal total
-        for item in site_files(corpus, progress):
-            total += 1
-            yield item
-
-    written = write_tree(out, counted(), progress)
-    return total, written
+    return write_tree(out, site_files(corpus, progress), progress)

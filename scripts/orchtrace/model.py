@@ -41,9 +41,6 @@ class Item(msgspec.Struct):
         except KeyError:
             return default
 
-    def keys(self) -> list[str]:
-        return [k for k in self.__struct_fields__ if getattr(self, k) is not None]
-
 
 def _field_type(name: str, spec: dict[str, Any]) -> Any:
     extra = set(spec) - (SUPPORTED_OBJECT if spec.get("type") == "object" else SUPPORTED)

@@ -14,19 +14,9 @@ from pathlib import Path
 
 import yaml
 
+from litcorpus.taxonomy import load_taxonomy
+
 REPO = Path(__file__).resolve().parents[2]
-TAGS = (
-    "category",
-    "is_rl",
-    "reward_type",
-    "credit_granularity",
-    "orchestration_form",
-    "scenario",
-    "is_core",
-    "verified",
-    "orchestration_decisions",
-    "benchmark_measures",
-)
 
 
 def _quote(value: object) -> str:
@@ -46,6 +36,7 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
     for folder in ("papers", "exclusions", "reviews", "traces"):
         shutil.copytree(REPO / folder, out / folder)
     shipped = [yaml.safe_load(p.read_text()) for p in sorted((REPO / "papers").glob("*.yaml"))]
+    tags = [axis.id for axis in load_taxonomy(REPO)[0].axes_for("paper")]
     words = sorted(
         {w for d in shipped for w in re.findall(r"[A-Za-z]{4,}", d["title"] + " " + d["summary"])}
     )
@@ -67,7 +58,7 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
             f"  arxiv: {_quote(arxiv)}",
             f"url: https://arxiv.org/abs/{arxiv}",
         ]
-        for tag in TAGS:
+        for tag in tags:
             if tag in model:
                 lines.append(f"{tag}: {_quote(model[tag])}")
         summary = " ".join(rng.choice(words).lower() for _ in range(rng.randint(14, 30)))
