@@ -255,8 +255,8 @@ def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[lis
 
 @FUZZ
 @given(
-    st.dictionaries(st.sampled_from("abcdefgh"), st.sampled_from("abcdefghr"), max_size=8),
-    st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=8),
+    st.dictionaries(st.sampled_from("abcdefghijkl"), st.sampled_from("abcdefghijklr"), max_size=12),
+    st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=12),
 )
 def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: list[str]) -> None:
     from orchtrace.metrics import _spawn_depth
@@ -269,4 +269,8 @@ def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: li
             steps += 1
         return steps
 
-    assert _spawn_depth(parent, agents) == max(walk(x) for x in agents)
+    names = sorted(set(parent) | set(parent.values()) | set(agents))
+    code = {x: c for c, x in enumerate(names)}
+    parents = np.array([code.get(parent.get(x, ""), -1) for x in names], dtype=np.int64)
+    starts = np.array([code[x] for x in agents], dtype=np.int64)
+    assert _spawn_depth(parents, starts) == max(walk(x) for x in agents)

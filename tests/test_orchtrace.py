@@ -460,6 +460,23 @@ def test_number_too_large_for_a_float_is_non_finite() -> None:
     assert ("non-finite", "$.events[3].t") in {(p.code, p.pointer) for p in problems}
 
 
+def test_integer_too_large_for_a_float_is_out_of_range(tmp_path: Path) -> None:
+    # an integer literal stays a Python int: legal JSON, but times are computed as floats
+    huge = "9" * 400
+    text = json.dumps(example("centralized")).replace('"t": 2', f'"t": {huge}', 1)
+    problems = validate(parse(text.encode(), "huge.json"))
+    assert ("out-of-range", "$.events[3].t") in {(p.code, p.pointer) for p in problems}
+    wide = json.dumps(example("centralized")).replace('"t": 2', f'"t": {2**64}', 1)
+    codes = {p.code for p in validate(parse(wide.encode(), "wide.json"))}
+    assert codes == {"time-backwards"}  # past 64 bits, but a float holds it
+    path = tmp_path / "huge.json"
+    path.write_text(text)
+    for command in ("validate", "metrics"):
+        run = orchtrace(command, str(path))
+        assert run.returncode == 1 and "Traceback" not in run.stderr
+        assert "out-of-range" in run.stdout + run.stderr
+
+
 def test_typed_decoding_keeps_ints_and_reads_absent_fields_as_none() -> None:
     doc = parse((EXAMPLES / "swarm.json").read_bytes(), "swarm.json")
     assert doc.problems == [] and not isinstance(doc.data, dict)

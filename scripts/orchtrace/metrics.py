@@ -21,16 +21,14 @@ Definitions (also in traces/METRICS.md):
 
 from __future__ import annotations
 
-import itertools
-import operator
 import statistics
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .table import EventTable, aligned, column, event_table
+from .table import EventTable, aligned, event_table
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
@@ -70,28 +68,37 @@ def _lanes(
     return source, target, np.maximum.reduceat(order, heads)[joint]
 
 
-def _spawn_depth(parent: dict[str, str], agents: list[str]) -> int:
-    """The longest chain of parents above any of AGENTS (a loop of parents ends a chain)."""
-    known: dict[str, int] = {}  # depths of agents whose chain reaches a root
-    best = 0
-    for x in agents:
-        chain, seen, up = [], set(), x
-        while up in parent and up not in known and up not in seen:
-            seen.add(up)
-            chain.append(up)
-            up = parent[up]
-        if up in seen:  # a loop: count steps until a parent repeats
-            steps, seen, up = 0, {x}, x
-            while up in parent and parent[up] not in seen:
-                up = parent[up]
-                seen.add(up)
-                steps += 1
-            best = max(best, steps)
-            continue
-        base = known.get(up, 0)
-        for k, agent in enumerate(reversed(chain), start=1):
-            known[agent] = base + k
-        best = max(best, known.get(x, 0))
+def _spawn_depth(parent: np.ndarray, starts: np.ndarray) -> int:
+    """The longest chain of parents above any agent in STARTS (codes; PARENT[c] is the parent
+    of agent c, or -1). Where parents loop, a chain ends before its first repeated agent."""
+    if not starts.size:
+        return 0
+    # pointer jumping: each round doubles the steps every agent has looked up
+    up, depth = parent.copy(), (parent >= 0).astype(np.int64)
+    for _ in range(len(parent).bit_length() + 1):
+        live = np.flatnonzero(up >= 0)
+        if not live.size:
+            break
+        above = up[live]
+        depth[live] += depth[above]
+        up[live] = up[above]
+    best = int(depth[starts[up[starts] < 0]].max(initial=0))
+    # agents still looking up lead into a loop: count the agents on their way, each loop once
+    steps: dict[int, int] = {}
+    for x in starts[up[starts] >= 0].tolist():
+        path: dict[int, int] = {}  # agent -> position on this walk
+        node = x
+        while node not in steps and node not in path:
+            path[node] = len(path)
+            node = int(parent[node])
+        walk = list(path)
+        if node in path:  # a new loop: each of its agents reaches the others in len - 1 steps
+            loop = walk[path[node] :]
+            steps.update(dict.fromkeys(loop, len(loop) - 1))
+            walk = walk[: path[node]]
+        for agent in reversed(walk):
+            steps[agent] = steps[int(parent[agent])] + 1
+        best = max(best, steps[x])
     return best
 
 
@@ -122,22 +129,39 @@ def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     return rank
 
 
+def _first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False) -> np.ndarray:
+    """An array of SIZE holding, at each key, the value of its first (or LAST) occurrence; -1
+    at keys that do not occur."""
+    out = np.full(size, -1, dtype=np.int64)
+    if last:
+        keys, values = keys[::-1], values[::-1]
+    distinct, first = np.unique(keys, return_index=True)
+    out[distinct] = values[first]
+    return out
+
+
+def _group_sizes(*columns: np.ndarray) -> np.ndarray:
+    """How many rows share each distinct combination of the COLUMNS' values."""
+    if not columns[0].size:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(columns)
+    change = np.zeros(len(order), dtype=bool)
+    for c in columns:
+        change[1:] |= c[order][1:] != c[order][:-1]
+    return np.diff(np.r_[np.flatnonzero(np.r_[True, change[1:]]), len(order)])
+
+
 def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     """The measures of a valid trace; TABLE, when given, holds its columns already."""
     tb = table or event_table(trace)
     events, agents = trace["events"], trace.get("agents", [])
     ids, who, t = tb.ids, tb.agents, tb.t
     n = len(events)
-    ends = tb.field("t_end")
-    targets = tb.field("target")
-    durations = n > 0 and None not in ends
-    weight = list(map(operator.sub, ends, t)) if durations else [1] * n
-    t_arr = np.array(t, dtype=np.float64)
+    t_arr, codes = tb.times, tb.who
+    end_arr = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
+    durations = n > 0 and not np.isnan(end_arr).any()
 
     # dependencies: the edges (but safety flows), then each agent's lane in time order
-    names = list(dict.fromkeys(who))  # agents in order of their first event
-    code_of = dict(zip(names, range(len(names)), strict=True))
-    codes = np.fromiter(map(code_of.__getitem__, who), dtype=np.int64, count=n)
     lane_order = np.lexsort((t_arr, codes))  # stable: equal times keep file order
     lane_source, lane_target, joints = _lanes(codes, t_arr, lane_order)
     size = n + len(joints)  # events, then the joint nodes of events that start together
@@ -159,14 +183,14 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
 
     # longest path: edges sorted by the rank of their target see their source finished
     top, best = [0.0] * size, [-1] * size
-    weights = np.r_[np.array(weight, dtype=np.float64), np.zeros(len(joints))]
+    weights = np.r_[end_arr - t_arr if durations else np.ones(n), np.zeros(len(joints))]
     for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
         for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
             d = top[p] + w
             if d > top[v]:
                 top[v], best[v] = d, p
     dist = np.array(top[:n]) + weights[:n]
-    work = float(sum(weight))
+    work = float(sum(weights[:n].tolist()))
     end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
     span = float(dist[end]) if n else 0.0
     chain = []
@@ -175,74 +199,78 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
             chain.append(ids[end])
         end = best[end]
     chain.reverse()
-    makespan = max(ends) - min(t) if durations else None
+    ends = tb.field("t_end")
+    makespan = ends[int(end_arr.argmax())] - t[int(t_arr.argmin())] if durations else None
 
-    listed = column(agents, "id")
+    # agents by code: those with events first, then the listed ones, spawned ones and parents
+    targets = tb.field("target")
+    listed_codes = tb.listed
     spawns = tb.of_type("spawn")
-    spawning = [(targets[i], who[i], t[i]) for i in spawns if targets[i] is not None]
-    # a declared parent, else the first spawner (reversed: the first pair written last wins)
-    parent = {x: y for x, y, _ in reversed(spawning)}
-    parent.update((x, y) for x, y in zip(listed, aligned(agents, "parent"), strict=True) if y)
-    spawned = parent.keys()
-    all_agents = set(listed).union(names)
+    spawned_codes = tb.target_codes()[spawns]
+    declared = tb.agent_codes([x or None for x in aligned(agents, "parent")])
+    despawns = tb.of_type("despawn")
+    gone = tb.agent_codes([targets[i] or who[i] for i in despawns.tolist()])
+    k_all = len(tb.agent_names)
+    is_agent = np.zeros(k_all, dtype=bool)
+    is_agent[: tb.event_agents] = True
+    is_agent[listed_codes] = True
+    k = int(np.count_nonzero(is_agent))
+    # a declared parent, else the first spawner
+    named = spawned_codes >= 0
+    parent = _first_of(spawned_codes[named], codes[spawns[named]], k_all)
+    has = declared >= 0
+    parent_declared = _first_of(listed_codes[has], declared[has], k_all, last=True)
+    parent = np.where(parent_declared >= 0, parent_declared, parent)
+    spawned = parent >= 0
 
     # lifetimes: from spawn or first event to the last event's end
-    first: dict[str, float] = {}
-    last: dict[str, float] = {}
+    born, dies = np.full(k_all, np.inf), np.full(k_all, np.nan)
     if n:
         sorted_codes = codes[lane_order]
         starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-        end_arr = (
-            np.array(ends, dtype=np.float64)
-            if durations
-            else np.array([x if e is None else e for x, e in zip(t, ends, strict=True)])
-        )
-        firsts = t_arr[lane_order[starts]].tolist()
-        lasts = np.maximum.reduceat(end_arr[lane_order], starts).tolist()
-        first, last = dict(zip(names, firsts, strict=True)), dict(zip(names, lasts, strict=True))
-    for x, _, at in spawning:
-        first[x] = min(first.get(x, at), at)
-    finished = {who[i] for i in tb.of_type("return")}
-    finished.update(targets[i] or who[i] for i in tb.of_type("despawn"))
+        ending = end_arr if durations else np.where(np.isnan(end_arr), t_arr, end_arr)
+        born[: tb.event_agents] = t_arr[lane_order[starts]]
+        dies[: tb.event_agents] = np.maximum.reduceat(ending[lane_order], starts)
+    np.minimum.at(born, spawned_codes[named], t_arr[spawns[named]])
+    alive = born < np.inf
+    finished = np.zeros(k_all, dtype=bool)
+    finished[codes[tb.of_type("return")]] = True
+    finished[gone] = True
     peak = 0
-    if first:
-        times = np.fromiter(
-            itertools.chain(first.values(), map(last.get, first, first.values())), dtype=float
-        )
-        closing = np.r_[np.zeros(len(first)), np.ones(len(first))]
+    if alive.any():
+        times = np.r_[born[alive], np.where(np.isnan(dies), born, dies)[alive]]
+        closing = np.r_[np.zeros(np.count_nonzero(alive)), np.ones(np.count_nonzero(alive))]
         sweep = np.lexsort((closing, times))  # at one instant, arrivals before departures
         peak = max(0, int(np.cumsum(1 - 2 * closing[sweep]).max()))
 
+    # fan-out: spawns per decision (the first decision with an edge into a spawn), else per
+    # spawning agent and instant
     is_decision = np.zeros(n, dtype=bool)
     is_decision[tb.of_type("decision")] = True
     is_spawn = np.zeros(n, dtype=bool)
     is_spawn[spawns] = True
     chosen = np.flatnonzero(is_decision[all_source] & is_spawn[all_target])  # decision -> spawn
-    decision_of = dict(  # the first such edge of each spawn (reversed: written last, wins)
-        zip(
-            all_target[chosen[::-1]].tolist(),
-            map(ids.__getitem__, all_source[chosen[::-1]].tolist()),
-            strict=True,
-        )
-    )
-    fan = list(
-        Counter(decision_of[i] if i in decision_of else f"{who[i]}@{t[i]}" for i in spawns).values()
-    )
+    decision = _first_of(all_target[chosen], all_source[chosen], n)[spawns]
+    undecided = spawns[decision < 0]
+    fan = np.r_[
+        _group_sizes(decision[decision >= 0]), _group_sizes(t_arr[undecided], codes[undecided])
+    ]
 
     matrix: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for i in tb.of_type("message"):
+    for i in tb.of_type("message").tolist():
         if targets[i] is not None:
             matrix[who[i]][targets[i]] += 1
     pairs = sum(len(row) for row in matrix.values())
-    k = len(all_agents)
 
-    stops = tb.of_type("stop")
+    stops = tb.of_type("stop").tolist()
     aggregates = tb.of_type("aggregate")
-    last_aggregate = max(aggregates, key=lambda i: (t[i], i)) if aggregates else -1
+    last_aggregate = (
+        int(aggregates[np.lexsort((aggregates, t_arr[aggregates]))[-1]]) if aggregates.size else -1
+    )
     final = -1
     if stops:
         final = stops[0]
-    elif aggregates:
+    elif aggregates.size:
         final = last_aggregate
     elif n:
         final = int(np.flatnonzero(t_arr == t_arr.max())[-1])
@@ -259,9 +287,8 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     marks = np.frombuffer(mark, dtype=np.uint8)[:n]
     outside = (marks & 1) == 0
     wasted = sum(weights[:n][outside].tolist()) if durations else int(np.count_nonzero(outside))
-    feeds = np.zeros(len(names), dtype=bool)
-    feeds[codes[(marks & 2) > 0]] = True
-    covered = {names[c] for c in np.flatnonzero(feeds).tolist()}
+    covered = np.zeros(k_all, dtype=bool)
+    covered[codes[(marks & 2) > 0]] = True
 
     stop = None
     if stops:
@@ -278,25 +305,28 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     for r in trace.get("rewards", []):
         rewards[r["unit"]][r["channel"]] += r["value"]
 
-    parents = set(parent.values())
-    roots = sorted(x for x in all_agents if x not in parent)
-    orchestrator = next((x for x in roots if x in parents), roots[0] if roots else None)
+    # the orchestrator: the first root (by name) that spawned someone, else the first root
+    is_parent = np.zeros(k_all, dtype=bool)
+    is_parent[parent[spawned]] = True
+    names = tb.agent_names
+    roots = sorted(np.flatnonzero(is_agent & ~spawned).tolist(), key=names.__getitem__)
+    boss = next((c for c in roots if is_parent[c]), roots[0] if roots else -1)
+    orchestrator = names[boss] if boss >= 0 else None
     stages: list[dict[str, Any]] = []
     if n:  # stage k holds the events with boundary[k-1] < t <= boundary[k]
-        bounds = np.sort(
-            np.array([t[i] for i in aggregates if who[i] == orchestrator], dtype=float)
-        )
+        bounds = np.sort(t_arr[aggregates[codes[aggregates] == boss]])
         stage = np.searchsorted(bounds, t_arr, side="left").astype(np.int64)
-        keys, counts = np.unique(stage * len(code_of) + codes, return_counts=True)
-        key_stage, key_code = keys // len(code_of), keys % len(code_of)
+        keys, counts = np.unique(stage * tb.event_agents + codes, return_counts=True)
+        key_stage, key_code = keys // tb.event_agents, keys % tb.event_agents
         starts = np.flatnonzero(np.r_[True, key_stage[1:] != key_stage[:-1]])
-        mine = key_code == (-1 if orchestrator is None else code_of.get(orchestrator, -1))
+        mine = key_code == boss
         main = np.add.reduceat(np.where(mine, counts, 0), starts).tolist()
         longest = np.maximum.reduceat(np.where(mine, 0, counts), starts).tolist()
         stages = [
             {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
             for x, y in zip(main, longest, strict=True)
         ]
+    n_spawned = int(np.count_nonzero(spawned))
 
     return {
         "events": n,
@@ -312,19 +342,23 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
         "peak_concurrency": peak,
         "fan_out": {
             "decisions": len(fan),
-            "mean": _round(statistics.fmean(fan)) if fan else None,
-            "max": max(fan, default=0),
+            "mean": _round(statistics.fmean(fan.tolist())) if fan.size else None,
+            "max": int(fan.max(initial=0)),
         },
-        "spawn_depth": _spawn_depth(parent, list(all_agents)),
-        "spawned_agents": len(spawned),
-        "finish_rate": _round(len(finished & spawned) / len(spawned)) if spawned else None,
+        "spawn_depth": _spawn_depth(parent, np.flatnonzero(is_agent)),
+        "spawned_agents": n_spawned,
+        "finish_rate": (
+            _round(np.count_nonzero(finished & spawned) / n_spawned) if n_spawned else None
+        ),
         "messages": {
             "matrix": {x: dict(row) for x, row in sorted(matrix.items())},
             "total": sum(sum(r.values()) for r in matrix.values()),
             "density": _round(pairs / (k * (k - 1))) if k > 1 else None,
         },
         "aggregation_coverage": (
-            _round(len(covered & spawned) / len(spawned)) if spawned and aggregates else None
+            _round(np.count_nonzero(covered & spawned) / n_spawned)
+            if n_spawned and aggregates.size
+            else None
         ),
         "final_event": ids[final] if final >= 0 else None,
         "wasted_work": _round(wasted),

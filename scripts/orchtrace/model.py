@@ -59,10 +59,12 @@ def _field_type(name: str, spec: dict[str, Any]) -> Any:
         return int if minimum is None else Annotated[int, msgspec.Meta(ge=minimum)]
     if kind == "object" and "properties" in spec:
         return _struct(name.capitalize(), spec)
-    if kind == "number":
-        if minimum is None:
-            return int | float
-        return Annotated[int, msgspec.Meta(ge=minimum)] | Annotated[float, msgspec.Meta(ge=minimum)]
+    if kind == "number":  # integers past 64 bits take the plain path, which checks their range
+        low = -(2**63) if minimum is None else minimum
+        return (
+            Annotated[int, msgspec.Meta(ge=low, le=2**63 - 1)]
+            | Annotated[float, msgspec.Meta(ge=low)]
+        )
     raise ValueError(f"schema property {name!r} has type {kind!r}; teach model.py first")
 
 

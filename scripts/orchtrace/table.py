@@ -7,6 +7,7 @@ costs several times the parse. Pulling each field out once as a list (with C-lev
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass
 from itertools import repeat
@@ -106,32 +107,60 @@ def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[i
     return np.where(same & (found >= 0), found, -1), []
 
 
+def _first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
+    """The distinct VALUES (None left out) in order of first appearance, and each value's
+    index among them (-1 for None), in one pass of dict lookups."""
+    first: dict[Any, int] = {}  # value -> index of its first appearance
+    at = np.fromiter(
+        map(first.setdefault, values, itertools.count()), dtype=np.int64, count=len(values)
+    )
+    heads = np.flatnonzero(at == np.arange(len(values)))
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[heads] = np.arange(len(heads))
+    codes = rank[at]
+    distinct = list(map(values.__getitem__, heads.tolist()))
+    if None in first:
+        gone = int(rank[first[None]])
+        codes[codes == gone] = -1
+        codes[codes > gone] -= 1
+        del distinct[gone]
+    return distinct, codes
+
+
 @dataclass(slots=True)
 class EventTable:
     """Events and edges as columns. `source` and `target` hold event indexes, -1 where the id
-    is unknown; `repeats` lists each repeated event id as (index, index of its first use)."""
+    is unknown; `repeats` lists each repeated event id as (index, index of its first use).
+    Agents are numbered: `agent_names[c]` is the agent of code c, the events' agents first (in
+    order of their first event), then names met later through `agent_codes`."""
 
     ids: list[Any]
     types: list[Any]
     agents: list[Any]
     t: list[Any]
+    times: np.ndarray  # t as floats, NaN for malformed events
     source: np.ndarray
     target: np.ndarray
     edge_types: list[Any]
     kinds: dict[str, int]  # events per type
     codes: np.ndarray
     code: dict[str, int]
+    who: np.ndarray  # each event's agent code, -1 for malformed events
+    agent_names: list[str]
+    agent_code: dict[str, int]
+    event_agents: int  # codes below this are agents with events
+    listed: np.ndarray  # the code of each agent in $.agents, -1 for malformed ones
+    targets: np.ndarray | None  # see target_codes()
     repeats: list[tuple[int, int]]
     events: list[Any]
     bad_events: set[int] | frozenset[int]
     fields: dict[str, list[Any]]
 
-    def of_type(self, kind: str) -> list[int]:
+    def of_type(self, kind: str) -> np.ndarray:
         """The indexes of the events of one type, in file order."""
         if kind not in self.code:
-            return []
-        indexes: list[int] = np.flatnonzero(self.codes == self.code[kind]).tolist()
-        return indexes
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.codes == self.code[kind])
 
     def field(self, key: str) -> list[Any]:
         """The events' values under an optional KEY (None where absent), read once."""
@@ -139,13 +168,34 @@ class EventTable:
             self.fields[key] = aligned(self.events, key, self.bad_events)
         return self.fields[key]
 
+    def agent_codes(self, names: list[Any]) -> np.ndarray:
+        """The code of each agent name (-1 for None), numbering names not met before."""
+        code = self.agent_code
+        found = np.fromiter(map(code.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+        if np.count_nonzero(found < 0) > names.count(None):  # names not met before
+            for i in np.flatnonzero(found < 0).tolist():
+                name = names[i]
+                if name is not None:
+                    found[i] = code.setdefault(name, len(code))
+                    if found[i] == len(self.agent_names):
+                        self.agent_names.append(name)
+        return found
+
+    def target_codes(self) -> np.ndarray:
+        """Each event's `target` as an agent code, -1 where it has none."""
+        if self.targets is None:
+            self.targets = self.agent_codes(self.field("target"))
+        return self.targets
+
 
 def event_table(
     trace: Any,
     bad_events: set[int] | frozenset[int] = frozenset(),
     bad_edges: set[int] | frozenset[int] = frozenset(),
+    bad_agents: set[int] | frozenset[int] = frozenset(),
 ) -> EventTable:
-    """The columns of TRACE, with None in place of the items in BAD_EVENTS and BAD_EDGES."""
+    """The columns of TRACE, with None in place of the items in BAD_EVENTS, BAD_EDGES and
+    BAD_AGENTS."""
     events, edges = trace.get("events") or [], trace.get("edges") or []
     ids = column(events, "id", bad_events)
     types = column(events, "type", bad_events)
@@ -154,11 +204,15 @@ def event_table(
     ends, repeats = _locate(
         ids, column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
     )
-    return EventTable(
+    agents = column(events, "agent", bad_events)
+    names, who = _first_codes(agents)
+    t = column(events, "t", bad_events)
+    table = EventTable(
         ids=ids,
         types=types,
-        agents=column(events, "agent", bad_events),
-        t=column(events, "t", bad_events),
+        agents=agents,
+        t=t,
+        times=np.array(t, dtype=np.float64),  # None (a malformed event) becomes NaN
         source=ends[: len(edges)],
         target=ends[len(edges) :],
         edge_types=column(edges, "type", bad_edges),
@@ -167,8 +221,16 @@ def event_table(
         ),
         codes=codes,
         code=code,
+        who=who,
+        agent_names=names,
+        agent_code=dict(zip(names, range(len(names)), strict=True)),
+        event_agents=len(names),
+        listed=np.zeros(0, dtype=np.int64),
+        targets=None,
         repeats=repeats,
         events=events,
         bad_events=bad_events,
         fields={},
     )
+    table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
+    return table

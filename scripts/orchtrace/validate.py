@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections import Counter
 from functools import lru_cache
 from operator import itemgetter
@@ -22,10 +23,12 @@ from .model import Item
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
-from .table import EventTable, column, event_table
+from .table import EventTable, event_table
 from .trace import NON_FINITE, Document, TraceProblem, non_finite, schema
 
 MAX_PER_CODE = 50
+FLOAT_MAX = sys.float_info.max
+OUT_OF_RANGE = "integer too large for a 64-bit float (times and rewards are computed as floats)"
 TIME_TOLERANCE = 1e-6
 ORDERING_EDGES = frozenset({"causal", "spawn", "return", "aggregate"})
 SECTIONS = ("agents", "events", "edges", "rewards")
@@ -90,6 +93,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _huge_integer(value: Any) -> bool:
+    return _number(value) and isinstance(value, int) and not -FLOAT_MAX <= value <= FLOAT_MAX
+
+
 class _Report:
     def __init__(self, label: str) -> None:
         self.label, self.items, self.counts = label, list[TraceProblem](), Counter[str]()
@@ -136,7 +143,7 @@ def _column_ok(values: list[Any], rule: tuple[Any, Any, set[str] | None]) -> boo
         if not values:
             return True
         low, high = min(values), max(values)
-        return -math.inf < low and high < math.inf and (minimum is None or low >= minimum)
+        return low >= -FLOAT_MAX and high <= FLOAT_MAX and (minimum is None or low >= minimum)
     return True
 
 
@@ -181,7 +188,7 @@ def _item_ok(item: Any, fields: set[str], required: tuple[str, ...], rules: Any)
             ok = (
                 _number(value)
                 and (kind == "number" or isinstance(value, int))
-                and math.isfinite(value)
+                and -FLOAT_MAX <= value <= FLOAT_MAX  # finite, and an integer a float can hold
                 and (minimum is None or value >= minimum)
             )
         else:
@@ -225,6 +232,9 @@ def _structure(rep: _Report, trace: Any) -> dict[str, set[int]]:
                 non_finite(item, pointer, paths)
                 for where in paths:
                     rep.add(where, "non-finite", NON_FINITE)
+                for key, value in item.items() if isinstance(item, dict) else ():
+                    if key in rules and _huge_integer(value):
+                        rep.add(f"{pointer}.{key}", "out-of-range", OUT_OF_RANGE)
                 _explain(rep, section, item, pointer)
             else:
                 rep.add(pointer, "schema", "item does not match the schema")
@@ -271,78 +281,98 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
     """Checks across items; malformed items are left out (their ids still resolve edges)."""
     bad_events, bad_edges = bad.get("events", set()), bad.get("edges", set())
     raw_events: list[Any] = trace["events"] if "events" in bad else []
+    edges = trace["edges"] if "edges" in bad else []
+    agents = trace["agents"] if "agents" in bad else []
     tb = event_table(
-        {"events": raw_events, "edges": trace["edges"] if "edges" in bad else []},
+        {"events": raw_events, "edges": edges, "agents": agents},
         bad_events,
         bad_edges,
+        bad.get("agents", set()),
     )
     ids, types, who, t = tb.ids, tb.types, tb.agents, tb.t
     for i, first in tb.repeats:
         rep.add(
             f"$.events[{i}].id", "duplicate-id", f"event id '{ids[i]}' is also $.events[{first}]"
         )
-    agent_ids: dict[str, int] = {}
-    for i, name in enumerate(column(trace.get("agents") or [], "id", bad.get("agents", set()))):
-        if name is None:
-            continue
-        if name in agent_ids:
-            rep.add(f"$.agents[{i}].id", "duplicate-id", f"agent id '{name}' is used twice")
-        agent_ids.setdefault(name, i)
-    if "agents" in bad and set(who) - agent_ids.keys() - {None}:
-        for i, name in enumerate(who):
-            if name is not None and name not in agent_ids:
+    listed = tb.listed
+    if len(np.unique(listed[listed >= 0])) < np.count_nonzero(listed >= 0):
+        seen: set[int] = set()
+        for i, code in enumerate(listed.tolist()):
+            if code in seen:
+                name = tb.agent_names[code]
+                rep.add(f"$.agents[{i}].id", "duplicate-id", f"agent id '{name}' is used twice")
+            elif code >= 0:
+                seen.add(code)
+    is_listed = np.zeros(len(tb.agent_names), dtype=bool)
+    is_listed[listed[listed >= 0]] = True
+    if "agents" in bad and not is_listed[: tb.event_agents].all():
+        for i, code in enumerate(tb.who.tolist()):
+            if code >= 0 and not is_listed[code]:
                 rep.add(
-                    f"$.events[{i}].agent", "unknown-agent", f"agent '{name}' is not in $.agents"
+                    f"$.events[{i}].agent", "unknown-agent", f"agent '{who[i]}' is not in $.agents"
                 )
     if "edges" in bad:
         _edges(rep, trace["edges"], tb, raw_events, bad)
     target = tb.field("target")
+    spawns, returns, despawns = tb.of_type("spawn"), tb.of_type("return"), tb.of_type("despawn")
+    # the first spawner of each agent, and each agent's earliest despawn, by agent code
+    targets = tb.target_codes()
+    spawned, returned_to = targets[spawns], targets[returns]
+    gone = tb.agent_codes([who[i] if target[i] is None else target[i] for i in despawns.tolist()])
+    spawner = np.full(len(tb.agent_names), -1, dtype=np.int64)
+    named = spawned >= 0
+    agents_spawned, first = np.unique(spawned[named], return_index=True)
+    spawner[agents_spawned] = tb.who[spawns[named][first]]
+    # each agent's earliest despawn (the first listed of equal times), as a time and an event
+    by_time = np.lexsort((despawns, tb.times[despawns]))
+    agents_gone, first = np.unique(gone[by_time], return_index=True)
+    despawn_event = np.full(len(tb.agent_names), -1, dtype=np.int64)
+    despawn_event[agents_gone] = despawns[by_time][first]
+    despawned = np.full(len(tb.agent_names), np.inf)
+    despawned[agents_gone] = tb.times[despawn_event[agents_gone]]
+    # pick the events that break a rule, then report them in order
+    from_spawner = spawner[tb.who[returns]]
+    visit = set(
+        returns[(from_spawner < 0) | ((returned_to >= 0) & (returned_to != from_spawner))].tolist()
+    )
+    if despawns.size:
+        acting = tb.who >= 0
+        late = np.zeros(len(who), dtype=bool)
+        late[acting] = tb.times[acting] > despawned[tb.who[acting]] + TIME_TOLERANCE
+        visit.update(np.flatnonzero(late).tolist())
     tools = "tool_call" in tb.kinds or "tool_result" in tb.kinds
     call_id = tb.field("call_id") if tools else []
     sender = tb.field("sender") if "message" in tb.kinds else []
-    spawner: dict[str, str] = {}
-    despawned: dict[str, float] = {}
-    calls = Counter(call_id[i] for i in tb.of_type("tool_call"))
-    results = Counter(call_id[i] for i in tb.of_type("tool_result"))
-    for i in tb.of_type("spawn"):
-        if target[i] is not None:
-            spawner.setdefault(target[i], who[i])
-    for i in tb.of_type("despawn"):
-        name = who[i] if target[i] is None else target[i]
-        despawned[name] = min(despawned.get(name, t[i]), t[i])
-    # pick the events that break a rule, then report them in order
-    visit = {
-        i
-        for i in tb.of_type("return")
-        if who[i] not in spawner or (target[i] is not None and target[i] != spawner[who[i]])
-    }
-    visit.update(i for i in tb.of_type("message") if sender[i] not in (None, who[i]))
+    visit.update(i for i in tb.of_type("message").tolist() if sender[i] not in (None, who[i]))
+    calls = Counter(call_id[i] for i in tb.of_type("tool_call").tolist())
+    results = Counter(call_id[i] for i in tb.of_type("tool_result").tolist())
     for kind, answered in (("tool_call", results), ("tool_result", calls)):
         visit.update(
-            i for i in tb.of_type(kind) if call_id[i] is not None and not answered[call_id[i]]
+            i
+            for i in tb.of_type(kind).tolist()
+            if call_id[i] is not None and not answered[call_id[i]]
         )
-    if despawned:
-        visit.update(i for i, name in enumerate(who) if name in despawned)
+    names = tb.agent_names
     for i in sorted(visit):
-        kind, name = types[i], who[i]
+        kind, name, code = types[i], who[i], int(tb.who[i])
         if kind == "return":
-            if name not in spawner:
+            if spawner[code] < 0:
                 rep.add(
                     f"$.events[{i}]",
                     "return-unspawned",
                     f"agent '{name}' returns but was never spawned",
                 )
-            elif target[i] is not None and target[i] != spawner[name]:
+            elif target[i] is not None and target[i] != names[spawner[code]]:
                 rep.add(
                     f"$.events[{i}].target",
                     "return-not-to-spawner",
-                    f"'{name}' returns to '{target[i]}', but '{spawner[name]}' spawned it",
+                    f"'{name}' returns to '{target[i]}', but '{names[spawner[code]]}' spawned it",
                 )
-        if name in despawned and t[i] > despawned[name] + TIME_TOLERANCE and kind != "despawn":
+        if kind != "despawn" and code >= 0 and t[i] > despawned[code] + TIME_TOLERANCE:
             rep.add(
                 f"$.events[{i}]",
                 "after-despawn",
-                f"agent '{name}' acts at t={t[i]} after its despawn at t={despawned[name]}",
+                f"agent '{name}' acts at t={t[i]} after its despawn at t={t[despawn_event[code]]}",
             )
         if kind == "message" and sender[i] is not None and sender[i] != name:
             rep.add(
@@ -368,8 +398,9 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
             "tool_calls": tb.kinds.get("tool_call", 0),
             "messages": tb.kinds.get("message", 0),
         }
-        if "tokens" in costs and any(x is not None for x in tb.field("tokens")):
-            declared["tokens"] = sum(filter(None, tb.field("tokens")))
+        tokens = tb.field("tokens") if "tokens" in costs else []
+        if tokens.count(None) < len(tokens):
+            declared["tokens"] = sum(filter(None, tokens))
         for name, counted in declared.items():
             if name in costs and _number(costs[name]) and costs[name] != counted:
                 rep.add(
@@ -391,9 +422,7 @@ def _edges(
     source, target, t = tb.source, tb.target, tb.t
     resolved = (source >= 0) & (target >= 0)
     both = source[resolved], target[resolved]
-    times = np.array(
-        [np.nan if x is None else x for x in t] if bad.get("events") else t, dtype=float
-    )
+    times = tb.times
     late = np.flatnonzero(resolved)[times[both[1]] < times[both[0]] - TIME_TOLERANCE].tolist()
     found: list[tuple[int, str, str, str]] = []  # reported in edge order, as read
     if not resolved.all():
