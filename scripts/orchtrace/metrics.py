@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .table import EventTable, aligned, event_table
+from .table import EventTable, aligned, event_table, first_of
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
@@ -129,17 +129,6 @@ def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False) -> np.ndarray:
-    """An array of SIZE holding, at each key, the value of its first (or LAST) occurrence; -1
-    at keys that do not occur."""
-    out = np.full(size, -1, dtype=np.int64)
-    if last:
-        keys, values = keys[::-1], values[::-1]
-    distinct, first = np.unique(keys, return_index=True)
-    out[distinct] = values[first]
-    return out
-
-
 def _group_sizes(*columns: np.ndarray) -> np.ndarray:
     """How many rows share each distinct combination of the COLUMNS' values."""
     if not columns[0].size:
@@ -217,9 +206,9 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     k = int(np.count_nonzero(is_agent))
     # a declared parent, else the first spawner
     named = spawned_codes >= 0
-    parent = _first_of(spawned_codes[named], codes[spawns[named]], k_all)
+    parent = first_of(spawned_codes[named], codes[spawns[named]], k_all)
     has = declared >= 0
-    parent_declared = _first_of(listed_codes[has], declared[has], k_all, last=True)
+    parent_declared = first_of(listed_codes[has], declared[has], k_all, last=True)
     parent = np.where(parent_declared >= 0, parent_declared, parent)
     spawned = parent >= 0
 
@@ -250,7 +239,7 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     is_spawn = np.zeros(n, dtype=bool)
     is_spawn[spawns] = True
     chosen = np.flatnonzero(is_decision[all_source] & is_spawn[all_target])  # decision -> spawn
-    decision = _first_of(all_target[chosen], all_source[chosen], n)[spawns]
+    decision = first_of(all_target[chosen], all_source[chosen], n)[spawns]
     undecided = spawns[decision < 0]
     fan = np.r_[
         _group_sizes(decision[decision >= 0]), _group_sizes(t_arr[undecided], codes[undecided])

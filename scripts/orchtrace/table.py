@@ -107,6 +107,17 @@ def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[i
     return np.where(same & (found >= 0), found, -1), []
 
 
+def first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False) -> np.ndarray:
+    """An array of SIZE holding, at each key, the value of its first (or LAST) occurrence; -1
+    at keys that do not occur."""
+    out = np.full(size, -1, dtype=np.int64)
+    if last:
+        keys, values = keys[::-1], values[::-1]
+    distinct, first = np.unique(keys, return_index=True)
+    out[distinct] = values[first]
+    return out
+
+
 def _first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
     """The distinct VALUES (None left out) in order of first appearance, and each value's
     index among them (-1 for None), in one pass of dict lookups."""

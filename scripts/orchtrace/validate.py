@@ -23,7 +23,7 @@ from .model import Item
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
-from .table import EventTable, event_table
+from .table import EventTable, event_table, first_of
 from .trace import NON_FINITE, Document, TraceProblem, non_finite, schema
 
 MAX_PER_CODE = 50
@@ -319,17 +319,13 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
     targets = tb.target_codes()
     spawned, returned_to = targets[spawns], targets[returns]
     gone = tb.agent_codes([who[i] if target[i] is None else target[i] for i in despawns.tolist()])
-    spawner = np.full(len(tb.agent_names), -1, dtype=np.int64)
     named = spawned >= 0
-    agents_spawned, first = np.unique(spawned[named], return_index=True)
-    spawner[agents_spawned] = tb.who[spawns[named][first]]
-    # each agent's earliest despawn (the first listed of equal times), as a time and an event
+    spawner = first_of(spawned[named], tb.who[spawns[named]], len(tb.agent_names))
+    # each agent's earliest despawn (the first listed of equal times), as an event and a time
     by_time = np.lexsort((despawns, tb.times[despawns]))
-    agents_gone, first = np.unique(gone[by_time], return_index=True)
-    despawn_event = np.full(len(tb.agent_names), -1, dtype=np.int64)
-    despawn_event[agents_gone] = despawns[by_time][first]
+    despawn_event = first_of(gone[by_time], despawns[by_time], len(tb.agent_names))
     despawned = np.full(len(tb.agent_names), np.inf)
-    despawned[agents_gone] = tb.times[despawn_event[agents_gone]]
+    despawned[despawn_event >= 0] = tb.times[despawn_event[despawn_event >= 0]]
     # pick the events that break a rule, then report them in order
     from_spawner = spawner[tb.who[returns]]
     visit = set(
