@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -522,3 +524,92 @@ def test_a_spawned_agent_that_never_acts_is_alive_from_its_spawn() -> None:
     assert not [p for p in validate(Document("ghost", t, [])) if p.severity == "error"]
     m = metrics(t)
     assert m["spawned_agents"] == metrics(example("centralized"))["spawned_agents"] + 1
+
+
+def test_dependencies_that_loop_are_a_clear_error(tmp_path: Path) -> None:
+    # a temporal edge from an event to itself passes the checks (it is not an ordering edge,
+    # and time does not run backwards), but no critical path exists
+    trace = example("centralized")
+    trace["edges"].append({"source": "e4", "target": "e4", "type": "temporal"})
+    assert not [p for p in validate(Document("t", trace, [])) if p.severity == "error"]
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps(trace))
+    run = orchtrace("metrics", str(path))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "dependency-cycle" in run.stderr and "e4 -> e4" in run.stderr
+
+
+def _generated(events: int) -> str:
+    sys.path.insert(0, str(REPO / "tests" / "bench"))
+    from gentrace import generate
+
+    return json.dumps(generate(events, workers=9))
+
+
+def _spoiled(text: str) -> str:
+    """TEXT with a repeated event id, a dangling edge and a despawned agent acting on."""
+    trace = json.loads(text)
+    trace["events"][7]["id"] = trace["events"][3]["id"]
+    trace["edges"][5]["target"] = "nowhere"
+    trace["events"].append(
+        {"id": "late", "type": "despawn", "agent": "O", "t": 1, "target": "W1_0"}
+    )
+    return json.dumps(trace)
+
+
+@pytest.fixture
+def small_worker_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import orchtrace.trace
+
+    monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+
+
+@pytest.mark.usefixtures("small_worker_threshold")
+def test_a_worker_process_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import orchtrace.trace
+    from orchtrace.metrics import measured
+
+    text = _generated(3_000)
+    doc = parse(text, "big")
+    assert doc.worker is not None or len(os.sched_getaffinity(0)) < 2
+    problems, measures = measured(doc)
+    assert problems == [] and measures == metrics(json.loads(text))
+    nan = json.loads(text)
+    nan["events"][3]["t"] = float("nan")
+    for spoiled in (_spoiled(text), json.dumps(nan)):
+        with_worker = validate(parse(spoiled, "x"))
+        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 10**12)
+        assert with_worker and with_worker == validate(parse(spoiled, "x"))
+        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+
+
+@pytest.mark.usefixtures("small_worker_threshold")
+def test_a_worker_that_dies_is_replaced_by_the_caller() -> None:
+    from orchtrace.metrics import measured
+
+    text = _generated(3_000)
+    doc = parse(text, "big")
+    if doc.worker is None:
+        pytest.skip("one core: no worker to kill")
+    os.kill(doc.worker.pid, signal.SIGKILL)
+    assert measured(doc) == ([], metrics(json.loads(text)))
+
+
+def _fails(x: int) -> int:
+    raise ZeroDivisionError(x)
+
+
+def test_worker_jobs_run_in_order_and_errors_surface_in_the_caller() -> None:
+    from orchtrace.worker import Worker
+
+    worker, first = Worker.start(pow, 2, 10)
+    if worker is None:
+        pytest.skip("one core: jobs run in the caller")
+    second, third = worker.submit(pow, 3, 3), worker.submit(_fails, 5)
+    fourth = worker.submit(lambda: 1)  # cannot be pickled: computed by the caller
+    assert third.worker is worker and fourth.worker is None
+    with pytest.raises(ZeroDivisionError):
+        third.result()  # failed there, so raised here when computed again
+    assert (first.result(), second.result(), fourth.result()) == (1024, 27, 1)
+    worker.close()
+    assert worker.pid == -1 and worker.submit(pow, 2, 2).result() == 4

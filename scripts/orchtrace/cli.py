@@ -71,21 +71,19 @@ def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | N
 def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
     """Replay a trace and report its orchestration metrics (see traces/METRICS.md)."""
     from .html import render_html
-    from .metrics import metrics as measure
-    from .metrics import metrics_text
+    from .metrics import measured, metrics_text
     from .trace import read_traces
-    from .validate import validate_table
 
     results = []
     for doc in read_traces(file):
-        problems, table = validate_table(doc)
-        errors = [p for p in problems if p.severity == "error"]
-        if errors:
-            for p in errors:
-                click.echo(p.text(), err=True)
+        problems, m = measured(doc)
+        if m is None:
+            for p in problems:
+                if p.severity == "error":
+                    click.echo(p.text(), err=True)
             click.echo("orchtrace: the trace is invalid; nothing measured", err=True)
             sys.exit(1)
-        results.append((doc.label, doc.data, measure(doc.data, table)))
+        results.append((doc.label, doc.data, m))
     if fmt == "json":
         payload = [{"trace": label, **m} for label, _, m in results]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))

@@ -24,11 +24,15 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict, deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .table import EventTable, aligned, event_table, first_of
+from .trace import Document, TraceProblem
+from .validate import find_cycle, validate_table
+from .worker import Job, Worker
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
@@ -66,6 +70,47 @@ def _lanes(
     source = np.r_[hands_on[group[follows] - 1], order[into_joint]]
     target = np.r_[order[follows], joint_id[group[into_joint]]]
     return source, target, np.maximum.reduceat(order, heads)[joint]
+
+
+def _walk(
+    pred_of: np.ndarray,
+    node: np.ndarray,
+    weights: np.ndarray,
+    n: int,
+    final: int,
+    last_aggregate: int,
+) -> tuple[float, list[int], bytes]:
+    """The two passes over the dependencies PRED_OF -> NODE (sorted by the rank of NODE):
+    the critical path's length and events, and each event's ancestry marks (1: an ancestor of
+    FINAL, 2: of LAST_AGGREGATE; a node counts as its own ancestor)."""
+    size = len(weights)
+    # longest path: edges sorted by the rank of their target see their source finished
+    top, best = [0.0] * size, [-1] * size
+    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
+        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
+            d = top[p] + w
+            if d > top[v]:
+                top[v], best[v] = d, p
+    dist = np.array(top[:n]) + weights[:n]
+    end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
+    span = float(dist[end]) if n else 0.0
+    chain = []
+    while end != -1:
+        if end < n:
+            chain.append(end)
+        end = best[end]
+    chain.reverse()
+    # ancestry: the same edges in reverse, so a node's marks are complete before it passes them on
+    mark = bytearray(size)
+    if final >= 0:
+        mark[final] |= 1
+    if last_aggregate >= 0:
+        mark[last_aggregate] |= 2
+    for pred_chunk, node_chunk in _chunks(pred_of[::-1], node[::-1]):
+        for p, v in zip(pred_chunk, node_chunk, strict=True):
+            if mark[v]:
+                mark[p] |= mark[v]
+    return span, chain, bytes(mark[:n])
 
 
 def _spawn_depth(parent: np.ndarray, starts: np.ndarray) -> int:
@@ -106,6 +151,15 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
+class DependencyCycle(ValueError):
+    """The dependencies loop, which the checks allow: edges that are not causal, spawn, return
+    or aggregate, among events that start together (or from an event to itself)."""
+
+    def __init__(self, nodes: list[int]) -> None:
+        super().__init__("the dependencies form a cycle")
+        self.nodes = nodes
+
+
 def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """A topological rank of every node (Kahn's algorithm); raises on a cycle."""
     succ: list[list[int]] = [[] for _ in range(n)]
@@ -123,7 +177,7 @@ def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
             if indegree[nxt] == 0:
                 queue.append(nxt)
     if len(order) != n:
-        raise ValueError("the dependency graph has a cycle; run orchtrace validate")
+        raise DependencyCycle(find_cycle(n, succ) or [])
     rank = np.empty(n, dtype=np.int64)
     rank[np.array(order, dtype=np.int64)] = np.arange(n)
     return rank
@@ -140,24 +194,18 @@ def _group_sizes(*columns: np.ndarray) -> np.ndarray:
     return np.diff(np.r_[np.flatnonzero(np.r_[True, change[1:]]), len(order)])
 
 
-def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
-    """The measures of a valid trace; TABLE, when given, holds its columns already."""
-    tb = table or event_table(trace)
-    events, agents = trace["events"], trace.get("agents", [])
-    ids, who, t = tb.ids, tb.agents, tb.t
-    n = len(events)
-    t_arr, codes = tb.times, tb.who
-    end_arr = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
-    durations = n > 0 and not np.isnan(end_arr).any()
-
-    # dependencies: the edges (but safety flows), then each agent's lane in time order
-    lane_order = np.lexsort((t_arr, codes))  # stable: equal times keep file order
-    lane_source, lane_target, joints = _lanes(codes, t_arr, lane_order)
+def _dependencies(
+    t: np.ndarray, codes: np.ndarray, source: np.ndarray, target: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The dependency graph of events at times T by agents CODES, with the edges SOURCE ->
+    TARGET: every edge of it as (pred_of, node), sorted so that a node's predecessors come
+    before it, and the node count (events, then joint nodes)."""
+    n = len(t)
+    # each agent's lane in time order (stable: equal times keep file order), then the edges
+    lane_source, lane_target, joints = _lanes(codes, t, np.lexsort((t, codes)))
     size = n + len(joints)  # events, then the joint nodes of events that start together
-    keep = ~np.fromiter(map(NON_DEPENDENCY.__contains__, tb.edge_types), bool, len(tb.edge_types))
-    all_source, all_target = tb.source, tb.target
-    source = np.concatenate([all_source[keep], lane_source])
-    target = np.concatenate([all_target[keep], lane_target])
+    source = np.concatenate([source, lane_source])
+    target = np.concatenate([target, lane_target])
     # one edge per pair of nodes (an edge often repeats a lane step), first one kept in place
     first_of_pair = np.unique(target * max(size, 1) + source, return_index=True)[1]
     first_of_pair.sort()
@@ -167,38 +215,88 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
         by_target = np.argsort(place[target], kind="stable")
     else:
         by_target = np.argsort(_ranks(size, source, target)[target], kind="stable")
-    pred_of, node = source[by_target], target[by_target]
-    del source, target, by_target
+    return source[by_target], target[by_target], size
 
-    # longest path: edges sorted by the rank of their target see their source finished
-    top, best = [0.0] * size, [-1] * size
-    weights = np.r_[end_arr - t_arr if durations else np.ones(n), np.zeros(len(joints))]
-    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
-        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
-            d = top[p] + w
-            if d > top[v]:
-                top[v], best[v] = d, p
-    dist = np.array(top[:n]) + weights[:n]
-    work = float(sum(weights[:n].tolist()))
-    end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
-    span = float(dist[end]) if n else 0.0
-    chain = []
-    while end != -1:
-        if end < n:
-            chain.append(ids[end])
-        end = best[end]
-    chain.reverse()
+
+def _replay(
+    t: np.ndarray,
+    codes: np.ndarray,
+    source: np.ndarray,
+    target: np.ndarray,
+    weights: np.ndarray,
+    final: int,
+    last_aggregate: int,
+) -> tuple[float, list[int], bytes]:
+    """Builds the dependency graph and walks it (see `_walk`); arrays in, plain values out, so
+    that it can run in a second process."""
+    pred_of, node, size = _dependencies(t, codes, source, target)
+    weights = np.r_[weights, np.zeros(size - len(t))]
+    return _walk(pred_of, node, weights, len(t), final, last_aggregate)
+
+
+@dataclass(slots=True)
+class Replay:
+    """A replay under way: the event weights, and the walk of the dependency graph (critical
+    path and ancestry), which large traces compute in a second process."""
+
+    durations: bool
+    ends: np.ndarray  # t_end, NaN where absent
+    weights: np.ndarray
+    final: int
+    last_aggregate: int
+    walk: Job[tuple[float, list[int], bytes]]
+
+
+def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
+    """Starts replaying the events of TB, in WORKER when given; `metrics` finishes it."""
+    t = tb.times
+    n = len(t)
+    ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
+    durations = n > 0 and not np.isnan(ends).any()
+    weights = ends - t if durations else np.ones(n)
+    stops, aggregates = tb.of_type("stop"), tb.of_type("aggregate")
+    last_aggregate = (
+        int(aggregates[np.lexsort((aggregates, t[aggregates]))[-1]]) if aggregates.size else -1
+    )
+    final = -1
+    if stops.size:
+        final = int(stops[0])
+    elif aggregates.size:
+        final = last_aggregate
+    elif n:
+        final = int(np.flatnonzero(t == t.max())[-1])
+    keep = ~np.fromiter(map(NON_DEPENDENCY.__contains__, tb.edge_types), bool, len(tb.edge_types))
+    args = (t, tb.who, tb.source[keep], tb.target[keep], weights, final, last_aggregate)
+    walk = worker.submit(_replay, *args) if worker else Job(None, _replay, args)
+    return Replay(durations, ends, weights, final, last_aggregate, walk)
+
+
+def metrics(
+    trace: Any, table: EventTable | None = None, replay: Replay | None = None
+) -> dict[str, Any]:
+    """The measures of a valid trace; TABLE, when given, holds its columns already, and
+    REPLAY its replay started by `start_replay`."""
+    tb = table or event_table(trace)
+    rp = replay or start_replay(tb)
+    events, agents = trace["events"], trace.get("agents", [])
+    ids, who, t = tb.ids, tb.agents, tb.t
+    n = len(events)
+    t_arr, codes = tb.times, tb.who
+    durations, weights, final = rp.durations, rp.weights, rp.final
+    stops, aggregates = tb.of_type("stop").tolist(), tb.of_type("aggregate")
+    work = float(sum(weights.tolist()))
     ends = tb.field("t_end")
-    makespan = ends[int(end_arr.argmax())] - t[int(t_arr.argmin())] if durations else None
+    makespan = ends[int(rp.ends.argmax())] - t[int(t_arr.argmin())] if durations else None
 
     # agents by code: those with events first, then the listed ones, spawned ones and parents
-    targets = tb.field("target")
     listed_codes = tb.listed
     spawns = tb.of_type("spawn")
     spawned_codes = tb.target_codes()[spawns]
     declared = tb.agent_codes([x or None for x in aligned(agents, "parent")])
     despawns = tb.of_type("despawn")
-    gone = tb.agent_codes([targets[i] or who[i] for i in despawns.tolist()])
+    named_gone = tb.target_codes()[despawns]
+    named_gone[named_gone == tb.agent_code.get("", -2)] = -1  # an empty target names no one
+    gone = np.where(named_gone >= 0, named_gone, codes[despawns])
     k_all = len(tb.agent_names)
     is_agent = np.zeros(k_all, dtype=bool)
     is_agent[: tb.event_agents] = True
@@ -213,13 +311,9 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     spawned = parent >= 0
 
     # lifetimes: from spawn or first event to the last event's end
-    born, dies = np.full(k_all, np.inf), np.full(k_all, np.nan)
-    if n:
-        sorted_codes = codes[lane_order]
-        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-        ending = end_arr if durations else np.where(np.isnan(end_arr), t_arr, end_arr)
-        born[: tb.event_agents] = t_arr[lane_order[starts]]
-        dies[: tb.event_agents] = np.maximum.reduceat(ending[lane_order], starts)
+    born, dies = np.full(k_all, np.inf), np.full(k_all, -np.inf)
+    np.minimum.at(born, codes, t_arr)
+    np.maximum.at(dies, codes, np.where(np.isnan(rp.ends), t_arr, rp.ends))
     np.minimum.at(born, spawned_codes[named], t_arr[spawns[named]])
     alive = born < np.inf
     finished = np.zeros(k_all, dtype=bool)
@@ -227,7 +321,7 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     finished[gone] = True
     peak = 0
     if alive.any():
-        times = np.r_[born[alive], np.where(np.isnan(dies), born, dies)[alive]]
+        times = np.r_[born[alive], np.where(dies == -np.inf, born, dies)[alive]]
         closing = np.r_[np.zeros(np.count_nonzero(alive)), np.ones(np.count_nonzero(alive))]
         sweep = np.lexsort((closing, times))  # at one instant, arrivals before departures
         peak = max(0, int(np.cumsum(1 - 2 * closing[sweep]).max()))
@@ -238,6 +332,7 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     is_decision[tb.of_type("decision")] = True
     is_spawn = np.zeros(n, dtype=bool)
     is_spawn[spawns] = True
+    all_source, all_target = tb.source, tb.target
     chosen = np.flatnonzero(is_decision[all_source] & is_spawn[all_target])  # decision -> spawn
     decision = first_of(all_target[chosen], all_source[chosen], n)[spawns]
     undecided = spawns[decision < 0]
@@ -246,38 +341,11 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     ]
 
     matrix: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    names, receivers = tb.agent_names, tb.target_codes()
     for i in tb.of_type("message").tolist():
-        if targets[i] is not None:
-            matrix[who[i]][targets[i]] += 1
+        if receivers[i] >= 0:
+            matrix[who[i]][names[receivers[i]]] += 1
     pairs = sum(len(row) for row in matrix.values())
-
-    stops = tb.of_type("stop").tolist()
-    aggregates = tb.of_type("aggregate")
-    last_aggregate = (
-        int(aggregates[np.lexsort((aggregates, t_arr[aggregates]))[-1]]) if aggregates.size else -1
-    )
-    final = -1
-    if stops:
-        final = stops[0]
-    elif aggregates.size:
-        final = last_aggregate
-    elif n:
-        final = int(np.flatnonzero(t_arr == t_arr.max())[-1])
-    # ancestry: the same edges in reverse, so a node's marks are complete before it passes them on
-    mark = bytearray(size)
-    if final >= 0:
-        mark[final] |= 1
-    if last_aggregate >= 0:
-        mark[last_aggregate] |= 2
-    for pred_chunk, node_chunk in _chunks(pred_of[::-1], node[::-1]):
-        for p, v in zip(pred_chunk, node_chunk, strict=True):
-            if mark[v]:
-                mark[p] |= mark[v]
-    marks = np.frombuffer(mark, dtype=np.uint8)[:n]
-    outside = (marks & 1) == 0
-    wasted = sum(weights[:n][outside].tolist()) if durations else int(np.count_nonzero(outside))
-    covered = np.zeros(k_all, dtype=bool)
-    covered[codes[(marks & 2) > 0]] = True
 
     stop = None
     if stops:
@@ -297,7 +365,6 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
     # the orchestrator: the first root (by name) that spawned someone, else the first root
     is_parent = np.zeros(k_all, dtype=bool)
     is_parent[parent[spawned]] = True
-    names = tb.agent_names
     roots = sorted(np.flatnonzero(is_agent & ~spawned).tolist(), key=names.__getitem__)
     boss = next((c for c in roots if is_parent[c]), roots[0] if roots else -1)
     orchestrator = names[boss] if boss >= 0 else None
@@ -315,6 +382,13 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
             {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
             for x, y in zip(main, longest, strict=True)
         ]
+    span, critical, mark = rp.walk.result()
+    chain = list(map(ids.__getitem__, critical))
+    marks = np.frombuffer(mark, dtype=np.uint8)[:n]
+    outside = (marks & 1) == 0
+    wasted = sum(weights[:n][outside].tolist()) if durations else int(np.count_nonzero(outside))
+    covered = np.zeros(k_all, dtype=bool)
+    covered[codes[(marks & 2) > 0]] = True
     n_spawned = int(np.count_nonzero(spawned))
 
     return {
@@ -360,6 +434,30 @@ def metrics(trace: Any, table: EventTable | None = None) -> dict[str, Any]:
             "total": sum(x["critical_steps"] for x in stages),
         },
     }
+
+
+def measured(doc: Document) -> tuple[list[TraceProblem], dict[str, Any] | None]:
+    """Every problem of DOC, and its measures when it has no errors. The replay starts (in a
+    second process, for a large trace) as soon as the columns are read, while the checks
+    across items run."""
+    replays: list[Replay] = []
+
+    def begin(tb: EventTable) -> None:
+        replays.append(start_replay(tb, doc.worker))
+
+    problems, table = validate_table(doc, then=begin)
+    failed = table is None or any(p.severity == "error" for p in problems)
+    try:
+        return problems, None if failed else metrics(doc.data, table, *replays)
+    except DependencyCycle as exc:
+        assert table is not None
+        loop = [*exc.nodes, *exc.nodes[:1]]
+        events = " -> ".join(table.ids[i] for i in loop if i < len(table.ids))
+        message = f"the dependencies form a cycle, so no critical path exists: {events}"
+        return [*problems, TraceProblem(doc.label, "$.edges", "dependency-cycle", message)], None
+    finally:
+        if doc.worker is not None:
+            doc.worker.close(kill=failed)
 
 
 def metrics_text(label: str, m: dict[str, Any]) -> str:

@@ -1,8 +1,11 @@
-"""Writes traces/SCHEMA.md, the Markdown reference of traces/trace.schema.json."""
+"""Writes traces/SCHEMA.md, the Markdown reference of traces/trace.schema.json and of the
+problem codes."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from .codes import codes_markdown
 
 
 def schema_rows(node: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
@@ -55,5 +58,6 @@ def schema_markdown(schema: dict[str, Any]) -> str:
         "| --- | --- | --- | --- |",
         *map(_markdown_row, schema_rows(schema)),
         "",
+        codes_markdown(),
     ]
     return "\n".join(lines)

@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .model import Item
+from .model import Item, decode_ids
+from .worker import Job
+
+TARGETED = ("spawn", "return", "despawn", "message")  # the events whose target names an agent
 
 
 def column(items: list[Any], key: str, skip: set[int] | frozenset[int] = frozenset()) -> list[Any]:
@@ -107,6 +110,13 @@ def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[i
     return np.where(same & (found >= 0), found, -1), []
 
 
+def edge_ends_of(text: str | bytes) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """What `_locate` finds for the edge ends (sources, then targets) of the trace TEXT, which
+    is decoded again for its ids alone: the job of a worker process (see trace.parse)."""
+    ids, sources, targets = decode_ids(text)
+    return _locate(ids, sources + targets)
+
+
 def first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False) -> np.ndarray:
     """An array of SIZE holding, at each key, the value of its first (or LAST) occurrence; -1
     at keys that do not occur."""
@@ -193,9 +203,14 @@ class EventTable:
         return found
 
     def target_codes(self) -> np.ndarray:
-        """Each event's `target` as an agent code, -1 where it has none."""
+        """The `target` of each spawn, return, despawn and message as an agent code; -1 where
+        there is none, and for the other events (no check or measure reads theirs)."""
         if self.targets is None:
-            self.targets = self.agent_codes(self.field("target"))
+            kinds = [self.code[k] for k in TARGETED if k in self.code]
+            at = np.flatnonzero(np.isin(self.codes, kinds))
+            chosen = list(map(self.events.__getitem__, at.tolist()))  # well formed: typed
+            self.targets = np.full(len(self.ids), -1, dtype=np.int64)
+            self.targets[at] = self.agent_codes(aligned(chosen, "target"))
         return self.targets
 
 
@@ -204,17 +219,15 @@ def event_table(
     bad_events: set[int] | frozenset[int] = frozenset(),
     bad_edges: set[int] | frozenset[int] = frozenset(),
     bad_agents: set[int] | frozenset[int] = frozenset(),
+    located: Job[tuple[np.ndarray, list[tuple[int, int]]]] | None = None,
 ) -> EventTable:
     """The columns of TRACE, with None in place of the items in BAD_EVENTS, BAD_EDGES and
-    BAD_AGENTS."""
+    BAD_AGENTS; LOCATED, when given, resolves the edge ends (see `edge_ends_of`)."""
     events, edges = trace.get("events") or [], trace.get("edges") or []
     ids = column(events, "id", bad_events)
     types = column(events, "type", bad_events)
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
-    ends, repeats = _locate(
-        ids, column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
-    )
     agents = column(events, "agent", bad_events)
     names, who = _first_codes(agents)
     t = column(events, "t", bad_events)
@@ -224,8 +237,8 @@ def event_table(
         agents=agents,
         t=t,
         times=np.array(t, dtype=np.float64),  # None (a malformed event) becomes NaN
-        source=ends[: len(edges)],
-        target=ends[len(edges) :],
+        source=np.zeros(0, dtype=np.int64),  # set below, once the ends are resolved
+        target=np.zeros(0, dtype=np.int64),
         edge_types=column(edges, "type", bad_edges),
         kinds=dict(
             zip(code, np.bincount(codes[codes >= 0], minlength=len(code)).tolist(), strict=False)
@@ -238,10 +251,16 @@ def event_table(
         event_agents=len(names),
         listed=np.zeros(0, dtype=np.int64),
         targets=None,
-        repeats=repeats,
+        repeats=[],
         events=events,
         bad_events=bad_events,
         fields={},
     )
     table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
+    if located is not None:
+        ends, table.repeats = located.result()
+    else:
+        wanted = column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
+        ends, table.repeats = _locate(ids, wanted)
+    table.source, table.target = ends[: len(edges)], ends[len(edges) :]
     return table

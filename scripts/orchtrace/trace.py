@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .codes import CODES
+from .worker import Job, Worker
+
 MAX_BYTES = 512 * 1024 * 1024
+PARALLEL_BYTES = 16 * 1024 * 1024  # below this, a worker process costs more than it saves
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "traces" / "trace.schema.json"
 
 
@@ -24,7 +28,11 @@ class TraceProblem:
     pointer: str
     code: str
     message: str
-    severity: str = "error"
+    severity: str = "error"  # see codes.py
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"undocumented problem code {self.code!r}: add it to codes.py")
 
     def text(self) -> str:
         tag = "" if self.severity == "error" else " [warning]"
@@ -42,11 +50,14 @@ class TraceProblem:
 
 @dataclass(slots=True)
 class Document:
-    """One trace as read: its label (file, or file:line for JSON Lines) and its data."""
+    """One trace as read: its label (file, or file:line for JSON Lines) and its data. A large
+    trace comes with a worker process, already resolving its edge ends (`located`)."""
 
     label: str
     data: Any
     problems: list[TraceProblem]
+    worker: Worker | None = None
+    located: Job[tuple[Any, list[tuple[int, int]]]] | None = None
 
 
 NON_FINITE = "NaN and Infinity are not JSON numbers"
@@ -76,10 +87,17 @@ def parse(text: bytes | str, label: str) -> Document:
 
     from .model import decode
 
+    worker, located = None, None
+    if len(text) >= PARALLEL_BYTES:  # a second process resolves the edge ends meanwhile
+        from .table import edge_ends_of
+
+        worker, job = Worker.start(edge_ends_of, text)
+        located = job if worker else None  # without a worker, the columns resolve them
     try:  # the fast path: parse and check every item against the schema in one pass
-        return Document(label, decode(text), [])
+        return Document(label, decode(text), [], worker, located)
     except msgspec.DecodeError:
-        pass  # read again as plain JSON, to report every problem
+        if worker:
+            worker.close(kill=True)  # read again as plain JSON, to report every problem
     constants: list[str] = []
 
     def constant(name: str) -> float:

@@ -13,12 +13,14 @@ import itertools
 import math
 import sys
 from collections import Counter
-from functools import lru_cache
-from operator import itemgetter
+from collections.abc import Callable
+from functools import lru_cache, partial
+from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .codes import severity
 from .model import Item
 
 if TYPE_CHECKING:
@@ -32,14 +34,6 @@ OUT_OF_RANGE = "integer too large for a 64-bit float (times and rewards are comp
 TIME_TOLERANCE = 1e-6
 ORDERING_EDGES = frozenset({"causal", "spawn", "return", "aggregate"})
 SECTIONS = ("agents", "events", "edges", "rewards")
-WARNINGS = {
-    "return-not-to-spawner",
-    "after-despawn",
-    "unmatched-tool-call",
-    "unmatched-tool-result",
-    "sender-mismatch",
-    "cost-mismatch",
-}
 
 
 @lru_cache(maxsize=1)
@@ -109,18 +103,13 @@ class _Report:
             self.non_finite.add(pointer)
         self.counts[code] += 1
         if self.counts[code] <= MAX_PER_CODE:
-            severity = "warning" if code in WARNINGS else "error"
-            self.items.append(TraceProblem(self.label, pointer, code, message, severity))
+            self.items.append(TraceProblem(self.label, pointer, code, message, severity(code)))
 
     def finish(self) -> list[TraceProblem]:
         for code, n in sorted(self.counts.items()):
             if n > MAX_PER_CODE:
-                severity = "warning" if code in WARNINGS else "error"
-                self.items.append(
-                    TraceProblem(
-                        self.label, "$", code, f"... and {n - MAX_PER_CODE:,} more", severity
-                    )
-                )
+                more = f"... and {n - MAX_PER_CODE:,} more"
+                self.items.append(TraceProblem(self.label, "$", code, more, severity(code)))
         return self.items
 
 
@@ -248,7 +237,7 @@ def _structure(rep: _Report, trace: Any) -> dict[str, set[int]]:
     return bad
 
 
-def _find_cycle(n: int, succ: list[list[int]]) -> list[int] | None:
+def find_cycle(n: int, succ: list[list[int]]) -> list[int] | None:
     """One directed cycle (as node indexes), by iterative depth-first search."""
     color = bytearray(n)  # 0 new, 1 on stack, 2 done
     parent = [-1] * n
@@ -277,8 +266,14 @@ def _find_cycle(n: int, succ: list[list[int]]) -> list[int] | None:
     return None
 
 
-def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable:
+def _semantics(
+    rep: _Report,
+    doc: Document,
+    bad: dict[str, set[int]],
+    then: Callable[[EventTable], object] | None = None,
+) -> EventTable:
     """Checks across items; malformed items are left out (their ids still resolve edges)."""
+    trace = doc.data
     bad_events, bad_edges = bad.get("events", set()), bad.get("edges", set())
     raw_events: list[Any] = trace["events"] if "events" in bad else []
     edges = trace["edges"] if "edges" in bad else []
@@ -288,14 +283,17 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
         bad_events,
         bad_edges,
         bad.get("agents", set()),
+        doc.located,
     )
+    if then is not None and not any(bad.values()):
+        then(tb)
     ids, types, who, t = tb.ids, tb.types, tb.agents, tb.t
     for i, first in tb.repeats:
         rep.add(
             f"$.events[{i}].id", "duplicate-id", f"event id '{ids[i]}' is also $.events[{first}]"
         )
     listed = tb.listed
-    if len(np.unique(listed[listed >= 0])) < np.count_nonzero(listed >= 0):
+    if np.bincount(listed[listed >= 0]).max(initial=0) > 1:
         seen: set[int] = set()
         for i, code in enumerate(listed.tolist()):
             if code in seen:
@@ -313,12 +311,11 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
                 )
     if "edges" in bad:
         _edges(rep, trace["edges"], tb, raw_events, bad)
-    target = tb.field("target")
     spawns, returns, despawns = tb.of_type("spawn"), tb.of_type("return"), tb.of_type("despawn")
     # the first spawner of each agent, and each agent's earliest despawn, by agent code
     targets = tb.target_codes()
     spawned, returned_to = targets[spawns], targets[returns]
-    gone = tb.agent_codes([who[i] if target[i] is None else target[i] for i in despawns.tolist()])
+    gone = np.where(targets[despawns] >= 0, targets[despawns], tb.who[despawns])
     named = spawned >= 0
     spawner = first_of(spawned[named], tb.who[spawns[named]], len(tb.agent_names))
     # each agent's earliest despawn (the first listed of equal times), as an event and a time
@@ -358,11 +355,12 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
                     "return-unspawned",
                     f"agent '{name}' returns but was never spawned",
                 )
-            elif target[i] is not None and target[i] != names[spawner[code]]:
+            elif targets[i] >= 0 and targets[i] != spawner[code]:
                 rep.add(
                     f"$.events[{i}].target",
                     "return-not-to-spawner",
-                    f"'{name}' returns to '{target[i]}', but '{names[spawner[code]]}' spawned it",
+                    f"'{name}' returns to '{names[targets[i]]}', but '{names[spawner[code]]}' "
+                    "spawned it",
                 )
         if kind != "despawn" and code >= 0 and t[i] > despawned[code] + TIME_TOLERANCE:
             rep.add(
@@ -394,9 +392,10 @@ def _semantics(rep: _Report, trace: Any, bad: dict[str, set[int]]) -> EventTable
             "tool_calls": tb.kinds.get("tool_call", 0),
             "messages": tb.kinds.get("message", 0),
         }
-        tokens = tb.field("tokens") if "tokens" in costs else []
-        if tokens.count(None) < len(tokens):
-            declared["tokens"] = sum(filter(None, tokens))
+        if "tokens" in costs:
+            tokens = list(filter(partial(is_not, None), tb.field("tokens")))
+            if tokens:
+                declared["tokens"] = sum(tokens)
         for name, counted in declared.items():
             if name in costs and _number(costs[name]) and costs[name] != counted:
                 rep.add(
@@ -445,14 +444,18 @@ def _edges(
     for j in np.flatnonzero(resolved).tolist():
         if tb.edge_types[j] in ORDERING_EDGES:
             succ[int(source[j])].append(int(target[j]))
-    cycle = _find_cycle(len(t), succ)
+    cycle = find_cycle(len(t), succ)
     if cycle:
         ids = " -> ".join(tb.ids[i] for i in [*cycle, cycle[0]])
         rep.add("$.edges", "cycle", f"causal/spawn/return/aggregate edges form a cycle: {ids}")
 
 
-def validate_table(doc: Document) -> tuple[list[TraceProblem], EventTable | None]:
-    """Every problem of one parsed trace, and its columns when the trace could be read."""
+def validate_table(
+    doc: Document, then: Callable[[EventTable], object] | None = None
+) -> tuple[list[TraceProblem], EventTable | None]:
+    """Every problem of one parsed trace, and its columns when the trace could be read. When
+    every item is well formed, THEN(columns) is called before the checks across items, so a
+    caller that will measure the trace can start early."""
     rep = _Report(doc.label)
     for p in doc.problems:
         rep.add(p.pointer, p.code, p.message)
@@ -462,10 +465,14 @@ def validate_table(doc: Document) -> tuple[list[TraceProblem], EventTable | None
         rep.add("$", "schema", "a trace is a JSON object")
         return rep.finish(), None
     bad = _structure(rep, doc.data)
-    table = None if rep.counts["non-finite"] else _semantics(rep, doc.data, bad)
+    table = None if rep.counts["non-finite"] else _semantics(rep, doc, bad, then)
     return rep.finish(), table
 
 
 def validate(doc: Document) -> list[TraceProblem]:
     """Every problem of one parsed trace (parse problems included)."""
-    return validate_table(doc)[0]
+    try:
+        return validate_table(doc)[0]
+    finally:
+        if doc.worker is not None:
+            doc.worker.close()

@@ -38,20 +38,39 @@ FLOOR = (
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def run_once(cmd: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Seconds and peak memory (MiB) of one run of CMD."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        raise SystemExit(f"{' '.join(cmd)} exited {code}: {err[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def summary(runs: list[tuple[float, float]]) -> dict[str, float]:
+    """Median seconds and largest peak memory of several runs."""
+    return {
+        "seconds": round(statistics.median(s for s, _ in runs), 3),
+        "peak_mib": round(max(m for _, m in runs), 1),
+    }
+
+
 def measure(cmd: list[str], reps: int, ok: tuple[int, ...] = (0,)) -> dict[str, float]:
     """Median seconds and peak memory (MiB) of running CMD REPS times."""
-    times, peaks = [], []
+    return summary([run_once(cmd, ok) for _ in range(reps)])
+
+
+def alternating(commands: dict[str, list[str]], reps: int) -> dict[str, dict[str, float]]:
+    """Each command REPS times, taking turns, so a slow spell of the machine hits them all."""
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(reps):
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
-        _, status, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        peaks.append(usage.ru_maxrss / 1024)
-        code = os.waitstatus_to_exitcode(status)
-        if code not in ok:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise SystemExit(f"{' '.join(cmd)} exited {code}: {err[-2000:]}")
-    return {"seconds": round(statistics.median(times), 3), "peak_mib": round(max(peaks), 1)}
+        for name, cmd in commands.items():
+            runs[name].append(run_once(cmd))
+    return {name: summary(r) for name, r in runs.items()}
 
 
 def corpus(size: int) -> Path:
@@ -116,17 +135,26 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any
         )
     py = sys.executable
     row: dict[str, Any] = {"events": events, "bytes": path.stat().st_size}
-    row["orjson_loads"] = measure(
-        [py, "-c", "import orjson,sys; orjson.loads(open(sys.argv[1],'rb').read())", str(path)],
-        reps,
+    read = "orjson.loads(open(sys.argv[1],'rb').read())"
+    row.update(
+        alternating(
+            {
+                "orjson_loads": [py, "-c", f"import orjson,sys; {read}", str(path)],
+                "validate": [str(BIN / "orchtrace"), "validate", str(path)],
+                # `metrics` validates first: one run is validate + metrics together
+                "validate_and_metrics": [
+                    str(BIN / "orchtrace"),
+                    "metrics",
+                    str(path),
+                    "--format",
+                    "json",
+                ],
+            },
+            reps,
+        )
     )
     row["json_load"] = measure(
         [py, "-c", "import json,sys; json.load(open(sys.argv[1]))", str(path)], 1
-    )
-    row["validate"] = measure([str(BIN / "orchtrace"), "validate", str(path)], reps)
-    # `metrics` validates first: one run is validate + metrics together
-    row["validate_and_metrics"] = measure(
-        [str(BIN / "orchtrace"), "metrics", str(path), "--format", "json"], reps
     )
     both = row["validate_and_metrics"]
     row["validate_and_metrics_vs_orjson"] = round(
@@ -154,6 +182,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="84,1000,10000,100000")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--trace-events", type=int, default=1_000_000)
+    parser.add_argument("--trace-reps", type=int, default=7)
     parser.add_argument("--no-peers", action="store_true", help="Skip yamllint and jsonschema.")
     parser.add_argument("--out", type=Path, default=CACHE / "results.json")
     args = parser.parse_args()
@@ -171,7 +200,7 @@ def main() -> None:
         ),
     }
     if args.trace_events:
-        results["traces"] = bench_traces(args.trace_events, args.reps, not args.no_peers)
+        results["traces"] = bench_traces(args.trace_events, args.trace_reps, not args.no_peers)
     args.out.write_text(json.dumps(results, indent=2))
     print(
         f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "
@@ -194,6 +223,11 @@ def main() -> None:
         f"({t['validate_and_metrics_vs_orjson']}x orjson, peak {t['peak_vs_json_load']}x "
         "json.load)"
     )
+    if "jsonschema" in t:
+        print(
+            f"jsonschema {t['jsonschema']['seconds']} s: {t['jsonschema_vs_validate']}x "
+            f"validate, {t['jsonschema_vs_validate_and_metrics']}x validate + metrics"
+        )
     print(f"results: {args.out}")
 
 
