@@ -17,7 +17,7 @@ from conftest import FIXTURES, REPO, make_mini_root
 from litcorpus.problems import CODES
 from litcorpus.validate import check
 from orchtrace.metrics import metrics
-from orchtrace.table import _HashTable, _locate
+from orchtrace.table import _HashTable, locate
 from orchtrace.trace import Document, parse
 from orchtrace.validate import validate
 
@@ -168,7 +168,7 @@ def test_mutated_traces_never_crash(section: str, index: int, field: str, value:
     wanted=st.lists(st.sampled_from([f"e{i}" for i in range(50)]), max_size=30),
 )
 def test_id_lookup_matches_a_dict(ids: list[str], wanted: list[str]) -> None:
-    found, repeats = _locate(ids, wanted)
+    found, repeats = locate(ids, wanted)
     assert found.tolist() == [ids.index(w) if w in ids else -1 for w in wanted]
     first: dict[str, int] = {}
     expected = []

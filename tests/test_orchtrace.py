@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -595,21 +596,26 @@ def test_a_worker_that_dies_is_replaced_by_the_caller() -> None:
     assert measured(doc) == ([], metrics(json.loads(text)))
 
 
-def _fails(x: int) -> int:
-    raise ZeroDivisionError(x)
+def _squares(fail_at: int) -> Generator[int, int, None]:
+    k = 0
+    while k != fail_at:
+        k = yield k * k
+    raise ZeroDivisionError(k)
 
 
-def test_worker_jobs_run_in_order_and_errors_surface_in_the_caller() -> None:
+def test_a_worker_answers_in_turn_and_stops_at_a_failure() -> None:
     from orchtrace.worker import Worker
 
-    worker, first = Worker.start(pow, 2, 10)
+    worker = Worker.start(_squares, 3)
     if worker is None:
-        pytest.skip("one core: jobs run in the caller")
-    second, third = worker.submit(pow, 3, 3), worker.submit(_fails, 5)
-    fourth = worker.submit(lambda: 1)  # cannot be pickled: computed by the caller
-    assert third.worker is worker and fourth.worker is None
-    with pytest.raises(ZeroDivisionError):
-        third.result()  # failed there, so raised here when computed again
-    assert (first.result(), second.result(), fourth.result()) == (1024, 27, 1)
-    worker.close()
-    assert worker.pid == -1 and worker.submit(pow, 2, 2).result() == 4
+        pytest.skip("one core: no worker")
+    worker.send(2)  # held back until the first answer is read
+    assert worker.receive() == 0 and worker.receive() == 4
+    assert worker.receive() is None  # it waits for a value: nothing to read
+    worker.send(3)  # raises there
+    assert worker.receive() is None and worker.pid == -1  # reaped once it failed
+    worker = Worker.start(_squares, -1)
+    assert worker is not None and worker.receive() == 0
+    worker.send(5)
+    worker.close(kill=True)  # does not wait for what it computes
+    assert worker.receive() is None

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .table import EventTable, aligned, event_table, first_of
+from .model import decode_ids
+from .table import EventTable, aligned, event_table, first_of, locate
 from .trace import Document, TraceProblem
 from .validate import find_cycle, validate_table
-from .worker import Job, Worker
+from .worker import Worker
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
@@ -234,27 +235,20 @@ def _replay(
     return _walk(pred_of, node, weights, len(t), final, last_aggregate)
 
 
-@dataclass(slots=True)
-class Replay:
-    """A replay under way: the event weights, and the walk of the dependency graph (critical
-    path and ancestry), which large traces compute in a second process."""
-
-    durations: bool
-    ends: np.ndarray  # t_end, NaN where absent
-    weights: np.ndarray
-    final: int
-    last_aggregate: int
-    walk: Job[tuple[float, list[int], bytes]]
+def _dependency_edges(tb: EventTable) -> np.ndarray:
+    """Which edges are dependencies: all but safety flows."""
+    types = tb.edge_types
+    return ~np.fromiter(map(NON_DEPENDENCY.__contains__, types), bool, len(types))
 
 
-def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
-    """Starts replaying the events of TB, in WORKER when given; `metrics` finishes it."""
-    t = tb.times
+def _plan(
+    t: np.ndarray, ends: np.ndarray, stops: np.ndarray, aggregates: np.ndarray
+) -> tuple[bool, np.ndarray, int, int]:
+    """Whether every event has a duration, the events' weights, the final event and the last
+    aggregate (-1 where there is none)."""
     n = len(t)
-    ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
     durations = n > 0 and not np.isnan(ends).any()
     weights = ends - t if durations else np.ones(n)
-    stops, aggregates = tb.of_type("stop"), tb.of_type("aggregate")
     last_aggregate = (
         int(aggregates[np.lexsort((aggregates, t[aggregates]))[-1]]) if aggregates.size else -1
     )
@@ -265,10 +259,61 @@ def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
         final = last_aggregate
     elif n:
         final = int(np.flatnonzero(t == t.max())[-1])
-    keep = ~np.fromiter(map(NON_DEPENDENCY.__contains__, tb.edge_types), bool, len(tb.edge_types))
-    args = (t, tb.who, tb.source[keep], tb.target[keep], weights, final, last_aggregate)
-    walk = worker.submit(_replay, *args) if worker else Job(None, _replay, args)
-    return Replay(durations, ends, weights, final, last_aggregate, walk)
+    return durations, weights, final, last_aggregate
+
+
+@dataclass(slots=True)
+class Replay:
+    """A replay under way: the event weights, and the walk of the dependency graph (critical
+    path and ancestry), which a large trace's worker process computes meanwhile."""
+
+    table: EventTable
+    worker: Worker | None
+    ends: np.ndarray  # t_end, NaN where absent
+    durations: bool
+    weights: np.ndarray
+    final: int
+    last_aggregate: int
+
+    def walk(self) -> tuple[float, list[int], bytes]:
+        """The critical path's length and events, and the ancestry marks (see `_walk`)."""
+        sent = self.worker.receive() if self.worker else None
+        if sent is not None:
+            return cast(tuple[float, list[int], bytes], sent)
+        tb = self.table
+        keep = _dependency_edges(tb)
+        return _replay(
+            tb.times,
+            tb.who,
+            tb.source[keep],
+            tb.target[keep],
+            self.weights,
+            self.final,
+            self.last_aggregate,
+        )
+
+
+def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
+    """Starts replaying the events of TB, in WORKER if given (which reads the same trace);
+    `metrics` finishes it. The edge ends need not be resolved yet."""
+    ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
+    plan = _plan(tb.times, ends, tb.of_type("stop"), tb.of_type("aggregate"))
+    if worker is not None:
+        _, weights, final, last_aggregate = plan
+        worker.send((tb.times, tb.who, weights, final, last_aggregate, _dependency_edges(tb)))
+    return Replay(tb, worker, ends, *plan)
+
+
+def second_reading(text: str | bytes) -> Generator[Any, Any, None]:
+    """The work of a large trace's worker process (see trace.parse). It reads TEXT again for
+    its ids alone and yields the edge ends resolved to events (as `event_table` needs them);
+    sent the replay's inputs (see `start_replay`), it yields the walk (as `Replay.walk`)."""
+    ids, wanted = decode_ids(text)
+    ends, repeats = locate(ids, wanted)
+    del ids, wanted
+    t, who, weights, final, last_aggregate, keep = yield ends, repeats
+    m = len(keep)
+    yield _replay(t, who, ends[:m][keep], ends[m:][keep], weights, final, last_aggregate)
 
 
 def metrics(
@@ -382,7 +427,7 @@ def metrics(
             {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
             for x, y in zip(main, longest, strict=True)
         ]
-    span, critical, mark = rp.walk.result()
+    span, critical, mark = rp.walk()
     chain = list(map(ids.__getitem__, critical))
     marks = np.frombuffer(mark, dtype=np.uint8)[:n]
     outside = (marks & 1) == 0

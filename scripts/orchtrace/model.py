@@ -110,12 +110,10 @@ class _Ids(msgspec.Struct, gc=False):
     edges: list[_Ends] = []
 
 
-def decode_ids(text: str | bytes) -> tuple[list[str], list[str], list[str]]:
-    """Event ids, edge sources and edge targets, skipping everything else: a third of the time
-    of a full decode. Any trace `decode` accepts gives the same items in the same order."""
+def decode_ids(text: str | bytes) -> tuple[list[str], list[str]]:
+    """The event ids, and the edges' sources then targets, everything else skipped: a third
+    of the time of a full decode. Any trace `decode` accepts gives the same items in order."""
     ids = msgspec.json.decode(text, type=_Ids)
-    return (
-        [e.id for e in ids.events],
-        [e.source for e in ids.edges],
-        [e.target for e in ids.edges],
-    )
+    ends = [e.source for e in ids.edges]
+    ends += [e.target for e in ids.edges]
+    return [e.id for e in ids.events], ends

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter, itemgetter
@@ -16,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .model import Item, decode_ids
-from .worker import Job
+from .model import Item
+from .worker import Worker
 
 TARGETED = ("spawn", "return", "despawn", "message")  # the events whose target names an agent
 
@@ -82,7 +83,7 @@ class _HashTable:
         return found
 
 
-def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+def locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """For each wanted id, the index of the first event with that id (-1 if none), and every
     repeated id as (index, first index).
 
@@ -110,13 +111,6 @@ def _locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[i
     return np.where(same & (found >= 0), found, -1), []
 
 
-def edge_ends_of(text: str | bytes) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """What `_locate` finds for the edge ends (sources, then targets) of the trace TEXT, which
-    is decoded again for its ids alone: the job of a worker process (see trace.parse)."""
-    ids, sources, targets = decode_ids(text)
-    return _locate(ids, sources + targets)
-
-
 def first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False) -> np.ndarray:
     """An array of SIZE holding, at each key, the value of its first (or LAST) occurrence; -1
     at keys that do not occur."""
@@ -128,7 +122,7 @@ def first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False
     return out
 
 
-def _first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
+def first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
     """The distinct VALUES (None left out) in order of first appearance, and each value's
     index among them (-1 for None), in one pass of dict lookups."""
     first: dict[Any, int] = {}  # value -> index of its first appearance
@@ -219,17 +213,19 @@ def event_table(
     bad_events: set[int] | frozenset[int] = frozenset(),
     bad_edges: set[int] | frozenset[int] = frozenset(),
     bad_agents: set[int] | frozenset[int] = frozenset(),
-    located: Job[tuple[np.ndarray, list[tuple[int, int]]]] | None = None,
+    worker: Worker | None = None,
+    then: Callable[[EventTable], object] | None = None,
 ) -> EventTable:
     """The columns of TRACE, with None in place of the items in BAD_EVENTS, BAD_EDGES and
-    BAD_AGENTS; LOCATED, when given, resolves the edge ends (see `edge_ends_of`)."""
+    BAD_AGENTS. A WORKER, when given, sends what `locate` finds for the edge ends; THEN(table)
+    runs once the events' columns are read, before the edge ends are resolved."""
     events, edges = trace.get("events") or [], trace.get("edges") or []
     ids = column(events, "id", bad_events)
     types = column(events, "type", bad_events)
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
     agents = column(events, "agent", bad_events)
-    names, who = _first_codes(agents)
+    names, who = first_codes(agents)
     t = column(events, "t", bad_events)
     table = EventTable(
         ids=ids,
@@ -257,10 +253,12 @@ def event_table(
         fields={},
     )
     table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
-    if located is not None:
-        ends, table.repeats = located.result()
-    else:
+    if then is not None:
+        then(table)
+    located = worker.receive() if worker else None
+    if located is None:
         wanted = column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
-        ends, table.repeats = _locate(ids, wanted)
+        located = locate(ids, wanted)
+    ends, table.repeats = located
     table.source, table.target = ends[: len(edges)], ends[len(edges) :]
     return table

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .codes import CODES
-from .worker import Job, Worker
+from .worker import Worker
 
 MAX_BYTES = 512 * 1024 * 1024
 PARALLEL_BYTES = 16 * 1024 * 1024  # below this, a worker process costs more than it saves
@@ -51,13 +51,12 @@ class TraceProblem:
 @dataclass(slots=True)
 class Document:
     """One trace as read: its label (file, or file:line for JSON Lines) and its data. A large
-    trace comes with a worker process, already resolving its edge ends (`located`)."""
+    trace comes with a worker process, reading it a second time (see metrics.second_reading)."""
 
     label: str
     data: Any
     problems: list[TraceProblem]
     worker: Worker | None = None
-    located: Job[tuple[Any, list[tuple[int, int]]]] | None = None
 
 
 NON_FINITE = "NaN and Infinity are not JSON numbers"
@@ -87,14 +86,13 @@ def parse(text: bytes | str, label: str) -> Document:
 
     from .model import decode
 
-    worker, located = None, None
-    if len(text) >= PARALLEL_BYTES:  # a second process resolves the edge ends meanwhile
-        from .table import edge_ends_of
+    worker = None
+    if len(text) >= PARALLEL_BYTES:  # a second process reads it too, for edges and replay
+        from .metrics import second_reading
 
-        worker, job = Worker.start(edge_ends_of, text)
-        located = job if worker else None  # without a worker, the columns resolve them
+        worker = Worker.start(second_reading, text)
     try:  # the fast path: parse and check every item against the schema in one pass
-        return Document(label, decode(text), [], worker, located)
+        return Document(label, decode(text), [], worker)
     except msgspec.DecodeError:
         if worker:
             worker.close(kill=True)  # read again as plain JSON, to report every problem

@@ -283,10 +283,9 @@ def _semantics(
         bad_events,
         bad_edges,
         bad.get("agents", set()),
-        doc.located,
+        doc.worker,
+        None if any(bad.values()) else then,
     )
-    if then is not None and not any(bad.values()):
-        then(tb)
     ids, types, who, t = tb.ids, tb.types, tb.agents, tb.t
     for i, first in tb.repeats:
         rep.add(
@@ -454,8 +453,8 @@ def validate_table(
     doc: Document, then: Callable[[EventTable], object] | None = None
 ) -> tuple[list[TraceProblem], EventTable | None]:
     """Every problem of one parsed trace, and its columns when the trace could be read. When
-    every item is well formed, THEN(columns) is called before the checks across items, so a
-    caller that will measure the trace can start early."""
+    every item is well formed, THEN(columns) is called as soon as the events' columns are read
+    (edge ends unresolved), so a caller that will measure the trace can start early."""
     rep = _Report(doc.label)
     for p in doc.problems:
         rep.add(p.pointer, p.code, p.message)
@@ -475,4 +474,4 @@ def validate(doc: Document) -> list[TraceProblem]:
         return validate_table(doc)[0]
     finally:
         if doc.worker is not None:
-            doc.worker.close()
+            doc.worker.close(kill=True)  # its replay is not wanted

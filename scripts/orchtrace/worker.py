@@ -1,78 +1,61 @@
 """A second process for the work on a large trace that can run beside the main one.
 
 The worker is forked before the trace is decoded, while the heap is small: the two processes
-share little, so later writes on either side copy few pages. Its first job is given at the
-fork, so it reads the file's bytes from the shared memory without a copy; later jobs and every
-result travel through a pipe, pickled, in order. A job the worker fails (or cannot send back)
-is computed by the caller, so errors surface as they would without a worker.
+share little, so later writes on either side copy few pages, and the worker reads the file's
+bytes from the shared memory without a copy. It sends back, pickled through a pipe and one by
+one, what its function yields. Whatever it fails to send, the caller computes itself, so errors
+surface as they would without a worker.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-R = TypeVar("R")
-_FAILED = object()
+
+class _Failure:
+    """Sent back when the function raises: the caller computes the rest itself."""
 
 
-class Job(Generic[R]):
-    """FUNC(*ARGS), in the worker when there is one, else here when the result is asked for."""
-
-    def __init__(self, worker: Worker | None, func: Callable[..., R], args: tuple[Any, ...]):
-        self.worker, self.func, self.args = worker, func, args
-        self.value: Any = _FAILED
-
-    def result(self) -> R:
-        if self.worker is not None:
-            self.worker.collect(self)
-        if self.value is _FAILED:  # no worker, or it failed: compute here
-            self.value = self.func(*self.args)
-            self.args = ()
-        value: R = self.value
-        return value
-
-
-def _serve(conn: Connection, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """The worker's life: answer the first job, then each job sent, until the pipe closes."""
+def _serve(conn: Connection, func: Callable[..., Generator[Any, Any, None]], args: Any) -> None:
+    """Sends each value the generator yields, and passes it each value the caller sends."""
     try:
-        while True:
-            try:
-                conn.send(func(*args))
-            except Exception:  # the caller computes it again and sees the error
-                conn.send(_Failure())
-            del args
-            try:
-                func, args = conn.recv()
-            except EOFError:
-                break
+        try:
+            steps = func(*args)
+            value = next(steps)
+            while True:
+                conn.send(value)
+                value = steps.send(conn.recv())
+        except (StopIteration, EOFError):
+            pass
+        except Exception:
+            conn.send(_Failure())
     finally:
         os._exit(0)  # leave without running the parent's exit handlers or flushing its output
 
 
-class _Failure:
-    """Sent back for a job that raised."""
-
-
 class Worker:
-    """A forked process running jobs in the order they are given; see the module docstring."""
+    """A forked process running the generator FUNC(*ARGS): it sends back what the generator
+    yields, and each value it is sent resumes the generator; see the module docstring."""
 
-    def __init__(self, conn: Connection, pid: int, first: Job[Any]) -> None:
+    def __init__(self, conn: Connection, pid: int) -> None:
         self.conn, self.pid = conn, pid
-        self.waiting: list[Job[Any]] = [first]  # jobs sent whose results are not read yet
+        # The two sides take turns: the worker sends a value, then waits for one. A value for
+        # it is held back while it owes one, or both could block writing to a full pipe.
+        self.owed = True
+        self.held: list[Any] = []
 
     @classmethod
-    def start(cls, func: Callable[..., R], *args: Any) -> tuple[Worker | None, Job[R]]:
-        """A worker whose first job is FUNC(*ARGS), or None where fork or a second core is
-        missing; and that job."""
+    def start(cls, func: Callable[..., Generator[Any, Any, None]], *args: Any) -> Worker | None:
+        """The worker, or None where fork or a second core is missing."""
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         if not hasattr(os, "fork") or (cores or 1) < 2:
-            return None, Job(None, func, args)
+            return None
         from multiprocessing import Pipe
 
         ours, theirs = Pipe()
@@ -81,34 +64,39 @@ class Worker:
             ours.close()
             _serve(theirs, func, args)
         theirs.close()
-        first: Job[R] = Job(None, func, args)
-        worker = cls(ours, pid, first)
-        first.worker = worker
-        return worker, first
+        return cls(ours, pid)
 
-    def submit(self, func: Callable[..., R], *args: Any) -> Job[R]:
-        job: Job[R] = Job(self, func, args)
+    def receive(self) -> Any:
+        """The next value sent, or None once the worker has failed, finished or been closed
+        (or when it waits for a value itself)."""
+        if self.pid < 0 or not self.owed:
+            return None
         try:
-            self.conn.send((func, args))
-            self.waiting.append(job)
-        except Exception:  # the job cannot be pickled, or the worker is gone: compute here
-            job.worker = None
-        return job
+            value = self.conn.recv()
+        except (EOFError, OSError):
+            value = None
+        if value is None or isinstance(value, _Failure):
+            self.close()
+            return None
+        self.owed = False
+        if self.held:
+            self.send(self.held.pop(0))
+        return value
 
-    def collect(self, job: Job[Any]) -> None:
-        """Reads results, in order, until JOB's has arrived (or the worker is gone)."""
-        while job in self.waiting:
-            done = self.waiting.pop(0)
-            done.worker = None
+    def send(self, value: Any) -> None:
+        """Passes VALUE to the generator, once it has sent what it owes (nothing happens once
+        the worker is gone)."""
+        if self.owed:
+            self.held.append(value)
+        elif self.pid >= 0:
             try:
-                value = self.conn.recv()
-            except (EOFError, OSError, ValueError):
-                value = _Failure()
-            if not isinstance(value, _Failure):
-                done.value, done.args = value, ()
+                self.conn.send(value)
+                self.owed = True
+            except OSError:
+                self.close()
 
     def close(self, kill: bool = False) -> None:
-        """Ends the worker (at once if KILL: its results are not wanted)."""
+        """Ends the worker; at once if KILL, when what it still computes is not wanted."""
         if self.pid < 0:
             return
         if kill:
@@ -116,6 +104,3 @@ class Worker:
         self.conn.close()
         os.waitpid(self.pid, 0)
         self.pid = -1
-        for job in self.waiting:
-            job.worker = None
-        self.waiting.clear()
