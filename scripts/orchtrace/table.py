@@ -7,11 +7,10 @@ costs several times the parse. Pulling each field out once as a list (with C-lev
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import count, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -126,9 +125,7 @@ def first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
     """The distinct VALUES (None left out) in order of first appearance, and each value's
     index among them (-1 for None), in one pass of dict lookups."""
     first: dict[Any, int] = {}  # value -> index of its first appearance
-    at = np.fromiter(
-        map(first.setdefault, values, itertools.count()), dtype=np.int64, count=len(values)
-    )
+    at = np.fromiter(map(first.setdefault, values, count()), dtype=np.int64, count=len(values))
     heads = np.flatnonzero(at == np.arange(len(values)))
     rank = np.empty(len(values), dtype=np.int64)
     rank[heads] = np.arange(len(heads))
@@ -202,7 +199,7 @@ class EventTable:
         if self.targets is None:
             kinds = [self.code[k] for k in TARGETED if k in self.code]
             at = np.flatnonzero(np.isin(self.codes, kinds))
-            chosen = list(map(self.events.__getitem__, at.tolist()))  # well formed: typed
+            chosen = list(map(self.events.__getitem__, at.tolist()))  # all well formed
             self.targets = np.full(len(self.ids), -1, dtype=np.int64)
             self.targets[at] = self.agent_codes(aligned(chosen, "target"))
         return self.targets
