@@ -472,6 +472,9 @@ def test_integer_too_large_for_a_float_is_out_of_range(tmp_path: Path) -> None:
     wide = json.dumps(example("centralized")).replace('"t": 2', f'"t": {2**64}', 1)
     codes = {p.code for p in validate(parse(wide.encode(), "wide.json"))}
     assert codes == {"time-backwards"}  # past 64 bits, but a float holds it
+    costly = example("centralized")
+    costly["costs"].update(tokens=10**400, wall_clock_s=10**400)  # totals are never floats
+    assert validate(parse(json.dumps(costly), "costly.json")) == []
     path = tmp_path / "huge.json"
     path.write_text(text)
     for command in ("validate", "metrics"):

@@ -230,7 +230,7 @@ def _structure(rep: _Report, trace: Any) -> dict[str, set[int]]:
     costs = trace.get("costs")
     if isinstance(costs, dict):
         for k, v in costs.items():
-            if _number(v) and not math.isfinite(v):
+            if isinstance(v, float) and not math.isfinite(v):  # costs are never made floats
                 rep.add(f"$.costs.{k}", "non-finite", NON_FINITE)
             elif _number(v) and v < 0:
                 rep.add(f"$.costs.{k}", "negative-value", f"{v} is less than the minimum of 0")
