@@ -27,6 +27,7 @@ scalars = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-(10**6), 10**6),
+    st.sampled_from([2**63, 2**64, 10**400, -(10**400)]),  # past int64, past a float
     st.floats(allow_nan=True),
     st.text(max_size=40),
     st.sampled_from(

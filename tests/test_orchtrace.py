@@ -622,3 +622,15 @@ def test_a_worker_answers_in_turn_and_stops_at_a_failure() -> None:
     worker.send(5)
     worker.close(kill=True)  # does not wait for what it computes
     assert worker.receive() is None
+
+
+def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:
+    # JSON Schema counts 3.0 as an integer; the typed path refuses it and the plain path, which
+    # decides, must agree with jsonschema rather than leave the event out unexplained
+    trace = example("swarm")
+    trace["events"][2]["tokens"] = 3.0
+    assert validate(parse(json.dumps(trace), "t")) == []
+    assert metrics(trace)["events"] == len(trace["events"])
+    trace["events"][2]["tokens"] = 2.5
+    problems = validate(parse(json.dumps(trace), "t"))
+    assert ("schema", "$.events[2].tokens") in {(p.code, p.pointer) for p in problems}

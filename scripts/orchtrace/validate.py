@@ -87,6 +87,11 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _integral(value: int | float) -> bool:
+    """Whether JSON Schema counts VALUE as an integer: 3 and 3.0 alike."""
+    return isinstance(value, int) or value.is_integer()
+
+
 def _huge_integer(value: Any) -> bool:
     return _number(value) and isinstance(value, int) and not -FLOAT_MAX <= value <= FLOAT_MAX
 
@@ -127,12 +132,16 @@ def _column_ok(values: list[Any], rule: tuple[Any, Any, set[str] | None]) -> boo
     if kind == "string":
         return set(map(type, values)) <= {str} and (minimum is None or all(values))
     if kind in ("number", "integer"):
-        if not set(map(type, values)) <= ({int} if kind == "integer" else {int, float}):
+        types = set(map(type, values))
+        if not types <= {int, float}:
+            return False
+        if kind == "integer" and float in types and not all(map(_integral, values)):
             return False
         if not values:
             return True
         low, high = min(values), max(values)
-        return low >= -FLOAT_MAX and high <= FLOAT_MAX and (minimum is None or low >= minimum)
+        in_range = kind == "integer" or (low >= -FLOAT_MAX and high <= FLOAT_MAX)  # floats
+        return in_range and (minimum is None or low >= minimum)
     return True
 
 
@@ -176,8 +185,8 @@ def _item_ok(item: Any, fields: set[str], required: tuple[str, ...], rules: Any)
         elif kind in ("number", "integer"):
             ok = (
                 _number(value)
-                and (kind == "number" or isinstance(value, int))
-                and -FLOAT_MAX <= value <= FLOAT_MAX  # finite, and an integer a float can hold
+                and (kind == "number" or _integral(value))
+                and (kind == "integer" or -FLOAT_MAX <= value <= FLOAT_MAX)  # a float holds it
                 and (minimum is None or value >= minimum)
             )
         else:
@@ -217,14 +226,17 @@ def _structure(rep: _Report, trace: Any) -> dict[str, set[int]]:
             bad[section].add(i)
             pointer = f"$.{section}[{i}]"
             if len(bad[section]) <= MAX_PER_CODE:
+                reported = rep.counts.total()
                 paths: list[str] = []
                 non_finite(item, pointer, paths)
                 for where in paths:
                     rep.add(where, "non-finite", NON_FINITE)
                 for key, value in item.items() if isinstance(item, dict) else ():
-                    if key in rules and _huge_integer(value):
+                    if key in rules and rules[key][0] == "number" and _huge_integer(value):
                         rep.add(f"{pointer}.{key}", "out-of-range", OUT_OF_RANGE)
                 _explain(rep, section, item, pointer)
+                if not paths and rep.counts.total() == reported:  # never leave one unexplained
+                    rep.add(pointer, "schema", "item does not match the schema")
             else:
                 rep.add(pointer, "schema", "item does not match the schema")
     costs = trace.get("costs")
