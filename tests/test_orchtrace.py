@@ -622,6 +622,12 @@ def test_a_worker_answers_in_turn_and_stops_at_a_failure() -> None:
     worker.send(5)
     worker.close(kill=True)  # does not wait for what it computes
     assert worker.receive() is None
+    worker = Worker.start(_squares, -1)
+    assert worker is not None
+    pid = worker.pid
+    del worker  # dropped without a word: stopped and reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:

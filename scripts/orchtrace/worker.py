@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import weakref
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
@@ -39,12 +40,20 @@ def _serve(conn: Connection, func: Callable[..., Generator[Any, Any, None]], arg
         os._exit(0)  # leave without running the parent's exit handlers or flushing its output
 
 
+def _reap(conn: Connection, pid: int, kill: bool = True) -> None:
+    if kill:
+        os.kill(pid, signal.SIGKILL)
+    conn.close()
+    os.waitpid(pid, 0)
+
+
 class Worker:
     """A forked process running the generator FUNC(*ARGS): it sends back what the generator
     yields, and each value it is sent resumes the generator; see the module docstring."""
 
     def __init__(self, conn: Connection, pid: int) -> None:
         self.conn, self.pid = conn, pid
+        self.reap = weakref.finalize(self, _reap, conn, pid)  # a worker dropped is stopped
         # The two sides take turns: the worker sends a value, then waits for one. A value for
         # it is held back while it owes one, or both could block writing to a full pipe.
         self.owed = True
@@ -97,10 +106,7 @@ class Worker:
 
     def close(self, kill: bool = False) -> None:
         """Ends the worker; at once if KILL, when what it still computes is not wanted."""
-        if self.pid < 0:
-            return
-        if kill:
-            os.kill(self.pid, signal.SIGKILL)
-        self.conn.close()
-        os.waitpid(self.pid, 0)
-        self.pid = -1
+        if self.pid >= 0:
+            self.reap.detach()
+            _reap(self.conn, self.pid, kill)
+            self.pid = -1
