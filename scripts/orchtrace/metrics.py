@@ -189,10 +189,12 @@ def _group_sizes(*columns: np.ndarray) -> np.ndarray:
     if not columns[0].size:
         return np.zeros(0, dtype=np.int64)
     order = np.lexsort(columns)
-    change = np.zeros(len(order), dtype=bool)
-    for c in columns:
-        change[1:] |= c[order][1:] != c[order][:-1]
-    return np.diff(np.r_[np.flatnonzero(np.r_[True, change[1:]]), len(order)])
+    starts = np.zeros(len(order), dtype=bool)
+    starts[0] = True
+    for column in columns:
+        ordered = column[order]
+        starts[1:] |= ordered[1:] != ordered[:-1]
+    return np.diff(np.r_[np.flatnonzero(starts), len(order)])
 
 
 def _dependencies(
