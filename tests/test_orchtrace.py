@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -641,3 +642,15 @@ def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:
     trace["events"][2]["tokens"] = 2.5
     problems = validate(parse(json.dumps(trace), "t"))
     assert ("schema", "$.events[2].tokens") in {(p.code, p.pointer) for p in problems}
+
+
+def test_the_html_view_of_a_large_trace_stays_small(tmp_path: Path) -> None:
+    from orchtrace.html import MAX_DRAWN, render_html
+
+    trace = json.loads(_generated(MAX_DRAWN * 3))
+    measures = metrics(trace)
+    html = render_html("big", trace, measures)
+    assert html.count("<rect") == MAX_DRAWN and f"first {MAX_DRAWN:,} of" in html
+    assert len(html) < 2_000_000 and "more) -&gt;" in html  # the chain is shortened too
+    drawn = set(re.findall(r"<title>(e\d+) ", html))
+    assert drawn == {e["id"] for e in sorted(trace["events"], key=lambda e: e["t"])[:MAX_DRAWN]}

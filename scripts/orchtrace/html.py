@@ -3,6 +3,7 @@ between events and the metrics. No script, no external asset; every string is es
 
 from __future__ import annotations
 
+import heapq
 from html import escape
 from typing import Any
 
@@ -22,18 +23,40 @@ COLORS = {
 }
 
 
+MAX_DRAWN = 2_000  # events on the timeline: a view of more is neither readable nor small
+MAX_NAMED = 200  # events named in the critical chain
+
+
+def _chain_text(chain: list[str]) -> str:
+    if len(chain) <= MAX_NAMED:
+        return " -> ".join(chain)
+    half = MAX_NAMED // 2
+    skipped = len(chain) - 2 * half
+    return f"{' -> '.join(chain[:half])} -> ({skipped:,} more) -> {' -> '.join(chain[-half:])}"
+
+
 def render_html(label: str, trace: dict[str, Any], m: dict[str, Any]) -> str:
     events = trace["events"]
-    lanes = list(
-        dict.fromkeys([a["id"] for a in trace.get("agents", [])] + [e["agent"] for e in events])
-    )
+    note = ""
+    if len(events) > MAX_DRAWN:  # the earliest events, in file order, and their agents
+        first = heapq.nsmallest(MAX_DRAWN, range(len(events)), key=lambda i: events[i]["t"])
+        events = [events[i] for i in sorted(first)]
+        lanes = list(dict.fromkeys(e["agent"] for e in events))
+        note = (
+            f"<p>The timeline shows the first {MAX_DRAWN:,} of {len(trace['events']):,} events "
+            "by start time; the metrics cover them all.</p>"
+        )
+    else:
+        listed = [a["id"] for a in trace.get("agents", [])]
+        lanes = list(dict.fromkeys(listed + [e["agent"] for e in events]))
+    lane_of = {name: i for i, name in enumerate(lanes)}
     t_max = max([e.get("t_end", e["t"]) for e in events] + [1])
     width, lane_h, left = 900, 46, 110
     scale = (width - left - 20) / t_max
     pos = {}
     shapes = []
     for e in events:
-        y = 30 + lanes.index(e["agent"]) * lane_h
+        y = 30 + lane_of[e["agent"]] * lane_h
         x = left + e["t"] * scale
         w = max(6.0, (e.get("t_end", e["t"]) - e["t"]) * scale)
         pos[e["id"]] = (x + w / 2, y)
@@ -48,6 +71,8 @@ def render_html(label: str, trace: dict[str, Any], m: dict[str, Any]) -> str:
     critical = set(zip(m["critical_chain"], m["critical_chain"][1:], strict=False))
     lines = []
     for edge in trace.get("edges", []):
+        if edge["source"] not in pos or edge["target"] not in pos:
+            continue  # an end not drawn
         (x1, y1), (x2, y2) = pos[edge["source"]], pos[edge["target"]]
         hot = (edge["source"], edge["target"]) in critical
         lines.append(
@@ -76,7 +101,7 @@ def render_html(label: str, trace: dict[str, Any], m: dict[str, Any]) -> str:
 table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}}
 svg{{border:1px solid #ddd;max-width:100%;height:auto}}</style></head>
 <body><main><h1>{escape(label)}</h1>
-<p>Critical chain (red): {escape(" -> ".join(m["critical_chain"]))}</p>
+<p>Critical chain (red): {escape(_chain_text(m["critical_chain"]))}</p>{note}
 <svg role="img" aria-label="Timeline of events per agent" viewBox="0 0 {width} {height}"
  width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">
 {"".join(labels)}{"".join(lines)}{"".join(shapes)}</svg>
