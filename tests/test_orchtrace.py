@@ -654,3 +654,29 @@ def test_the_html_view_of_a_large_trace_stays_small(tmp_path: Path) -> None:
     assert len(html) < 2_000_000 and "more) -&gt;" in html  # the chain is shortened too
     drawn = set(re.findall(r"<title>(e\d+) ", html))
     assert drawn == {e["id"] for e in sorted(trace["events"], key=lambda e: e["t"])[:MAX_DRAWN]}
+
+
+def test_import_spans_nested_thousands_deep(tmp_path: Path) -> None:
+    chat = [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+        {"key": "gen_ai.agent.name", "value": {"stringValue": "A"}},
+    ]
+    spans = [
+        {
+            "traceId": "0" * 32,
+            "spanId": f"{i + 1:016x}",
+            **({"parentSpanId": f"{i:016x}"} if i else {}),
+            "name": "chat",
+            "startTimeUnixNano": str(1_000 + i),
+            "endTimeUnixNano": str(100_000 - i),
+            "attributes": chat,
+        }
+        for i in range(5_000)
+    ]
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    run = orchtrace("import", "--from", "otlp", str(path))
+    assert run.returncode == 0, run.stderr[-500:]
+    trace = json.loads(run.stdout)
+    assert [e["type"] for e in trace["events"]] == ["step"]  # only the innermost span acts
+    assert validate(Document("deep", trace, [])) == []

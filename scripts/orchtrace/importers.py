@@ -13,6 +13,7 @@ import base64
 import binascii
 import itertools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,61 +181,80 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
         lanes[agent].append(eid)
         return eid
 
-    def walk(span: Span, agent: str | None) -> None:
+    # depth first, without recursion (spans may nest thousands deep): a task is a span to
+    # visit, with the agent it acts for, or the closing step of a span whose children are done
+    tasks: list[tuple[Span, str | None] | Callable[[], None]] = [(r, None) for r in roots[::-1]]
+
+    def then_visit(children: list[Span], agent: str, closing: Callable[[], None] | None) -> None:
+        if closing is not None:
+            tasks.append(closing)
+        tasks.extend((child, agent) for child in reversed(children))
+
+    while tasks:
+        task = tasks.pop()
+        if callable(task):
+            task()
+            continue
+        span, agent = task
         kind = _kind(span, convention)
         if kind == AGENT:
             name = _agent_name(span, convention)
             agents.setdefault(name, {"id": name, "role": "agent"})
-            if agent is not None and agent != name:
-                agents[name].setdefault("parent", agent)
-                spawn = emit("spawn", agent, span.start, span.start, span, target=name)
-                first = len(events)
-                for child in span.children:
-                    walk(child, name)
+            if agent is None or agent == name:
+                then_visit(span.children, name, None)
+                continue
+            agents[name].setdefault("parent", agent)
+            spawn = emit("spawn", agent, span.start, span.start, span, target=name)
+
+            def returns(
+                span: Span = span,
+                name: str = name,
+                agent: str = agent,
+                spawn: str = spawn,
+                first: int = len(events),
+            ) -> None:
                 ret = emit("return", name, span.end, span.end, span, target=agent, error=span.error)
-                edges.append(
-                    {
-                        "source": spawn,
-                        "target": events[first]["id"] if first < len(events) - 1 else ret,
-                        "type": "spawn",
-                    }
-                )
-                return
-            for child in span.children:
-                walk(child, name)
-            return
+                target = events[first]["id"] if first < len(events) - 1 else ret
+                edges.append({"source": spawn, "target": target, "type": "spawn"})
+
+            then_visit(span.children, name, returns)
+            continue
         owner = agent or _agent_name(span, convention)
         agents.setdefault(owner, {"id": owner, "role": "agent"})
         if kind == TOOL:
-            call_id = (
+            call_id = str(
                 span.attrs.get("gen_ai.tool.call.id")
                 or span.attrs.get("tool_call.id")
                 or span.span_id
             )
-            tool = span.attrs.get("gen_ai.tool.name") or span.attrs.get("tool.name") or span.name
+            tool = str(
+                span.attrs.get("gen_ai.tool.name") or span.attrs.get("tool.name") or span.name
+            )
             call = emit(
-                "tool_call",
-                owner,
-                span.start,
-                span.start,
-                span,
-                tool=str(tool),
-                call_id=str(call_id),
+                "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
-            for child in span.children:
-                walk(child, owner)
-            result = emit(
-                "tool_result",
-                owner,
-                span.end,
-                span.end,
-                span,
-                tool=str(tool),
-                call_id=str(call_id),
-                error=span.error,
-            )
-            edges.append({"source": call, "target": result, "type": "tool_dependency"})
-            return
+
+            def answers(
+                span: Span = span,
+                owner: str = owner,
+                tool: str = tool,
+                call_id: str = call_id,
+                call: str = call,
+            ) -> None:
+                result = emit(
+                    "tool_result",
+                    owner,
+                    span.end,
+                    span.end,
+                    span,
+                    tool=tool,
+                    call_id=call_id,
+                    error=span.error,
+                )
+                edges.append({"source": call, "target": result, "type": "tool_dependency"})
+
+            then_visit(span.children, owner, answers)
+            continue
         if kind == CREATE:
             name = _agent_name(span, convention)
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
@@ -242,11 +262,8 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
         elif not span.children:
             emit("step", owner, span.start, span.end, span, tokens=_tokens(span), error=span.error)
-        for child in span.children:
-            walk(child, owner)
+        then_visit(span.children, owner, None)
 
-    for root in roots:
-        walk(root, None)
     events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
     times = {e["id"]: e["t"] for e in events}
     for lane in lanes.values():
