@@ -275,3 +275,75 @@ def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: li
     parents = np.array([code.get(parent.get(x, ""), -1) for x in names], dtype=np.int64)
     starts = np.array([code[x] for x in agents], dtype=np.int64)
     assert _spawn_depth(parents, starts) == max(walk(x) for x in agents)
+
+
+def _otlp_span(sid: int, parent: int, op: str, start: int, end: int) -> dict[str, Any]:
+    attributes = [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": op}},
+        {"key": "gen_ai.agent.name", "value": {"stringValue": f"agent{sid % 2}"}},
+        {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "12"}},
+        {"key": "gen_ai.tool.call.id", "value": {"stringValue": f"call{sid}"}},
+    ]
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": f"{sid:016x}",
+        "name": op,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(end),
+        "attributes": attributes,
+        "status": {"code": 1},
+    }
+    if parent:
+        span["parentSpanId"] = f"{parent:016x}"
+    return span
+
+
+OTLP = {
+    "resourceSpans": [
+        {
+            "scopeSpans": [
+                {
+                    "spans": [
+                        _otlp_span(1, 0, "invoke_agent", 0, 100),
+                        _otlp_span(2, 1, "chat", 10, 20),
+                        _otlp_span(3, 1, "invoke_agent", 20, 80),
+                        _otlp_span(4, 3, "execute_tool", 30, 40),
+                        _otlp_span(5, 3, "create_agent", 50, 60),
+                    ]
+                }
+            ]
+        }
+    ]
+}
+
+
+def _places(node: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) in NODE, depth first."""
+    out: list[tuple[Any, Any]] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        keys = item.keys() if isinstance(item, dict) else range(len(item))
+        for k in keys:
+            out.append((item, k))
+            if isinstance(item[k], dict | list):
+                stack.append(item[k])
+    return out
+
+
+@FUZZ
+@given(st.data())
+def test_mangled_span_exports_import_or_say_why(data: st.DataObject) -> None:
+    from orchtrace.importers import ImportError_, read_otlp, to_trace
+
+    doc = copy.deepcopy(OTLP)
+    for _ in range(data.draw(st.integers(1, 3))):
+        container, key = data.draw(st.sampled_from(_places(doc)))
+        container[key] = data.draw(values)
+    text = json.dumps(doc).encode()
+    for convention in ("otlp", "openinference"):
+        try:
+            trace = to_trace(read_otlp(text), convention)
+        except ImportError_:
+            continue
+        validate(Document("imported", trace, []))  # whatever came in, the checks run

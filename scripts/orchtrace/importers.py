@@ -76,19 +76,70 @@ def _hex_id(raw: Any) -> str | None:
         return text
 
 
-def _value(v: dict[str, Any]) -> Any:
+def _value(v: Any) -> Any:
+    if not isinstance(v, dict):
+        return None
     for key in ("stringValue", "boolValue", "doubleValue"):
         if key in v:
             return v[key]
     if "intValue" in v:
-        return int(v["intValue"])
-    if "arrayValue" in v:
-        return [_value(x) for x in v["arrayValue"].get("values", [])]
+        return _integer(v["intValue"])
+    if "arrayValue" in v and isinstance(v["arrayValue"], dict):
+        return [_value(x) for x in _list(v["arrayValue"].get("values", []))]
     return None
 
 
+def _integer(raw: Any) -> int | None:
+    """An OTLP integer (protobuf's JSON mapping writes 64-bit ones as strings), else None."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit() and len(raw) < 40:
+        return int(raw)
+    return None
+
+
+def _list(raw: Any) -> list[Any]:
+    return raw if isinstance(raw, list) else []
+
+
+def _objects(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """The objects of the list RAW with their paths; anything else is an ImportError_."""
+    if not isinstance(raw, list):
+        raise ImportError_(f"{where}: expected a list")
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise ImportError_(f"{where}[{i}]: expected an object")
+    return [(f"{where}[{i}]", item) for i, item in enumerate(raw)]
+
+
+def _span(s: dict[str, Any], where: str) -> Span:
+    start = _integer(s.get("startTimeUnixNano", 0))
+    end = _integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
+    if start is None or end is None:
+        raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
+    status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
+    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    attributes = {
+        a["key"]: _value(a.get("value"))
+        for _, a in _objects(s.get("attributes", []), f"{where}.attributes")
+        if isinstance(a.get("key"), str)
+    }
+    return Span(
+        _hex_id(s.get("spanId")) or "",
+        _hex_id(s.get("parentSpanId")),
+        str(s.get("name", "")),
+        start,
+        end,
+        attributes,
+        str(status.get("message") or "error") if failed else None,
+    )
+
+
 def read_otlp(data: bytes) -> list[Span]:
-    """Spans from OTLP JSON: one ExportTraceServiceRequest, or one per line (JSON Lines)."""
+    """Spans from OTLP JSON: one ExportTraceServiceRequest, or one per line (JSON Lines).
+    Anything malformed is an ImportError_ that says where."""
     docs = []
     try:
         docs = [orjson.loads(data)]
@@ -98,25 +149,15 @@ def read_otlp(data: bytes) -> list[Span]:
         except orjson.JSONDecodeError as exc:
             raise ImportError_(f"not OTLP JSON or JSON Lines: {exc}") from exc
     spans = []
-    for doc in docs:
+    for n, doc in enumerate(docs):
+        where = f"line {n + 1}: " if len(docs) > 1 else ""
         if not isinstance(doc, dict) or "resourceSpans" not in doc:
-            raise ImportError_("expected OTLP JSON with a resourceSpans list")
-        for rs in doc["resourceSpans"]:
-            for ss in rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", [])):
-                for s in ss.get("spans", []):
-                    status = s.get("status", {})
-                    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
-                    spans.append(
-                        Span(
-                            _hex_id(s.get("spanId")) or "",
-                            _hex_id(s.get("parentSpanId")),
-                            s.get("name", ""),
-                            int(s.get("startTimeUnixNano", 0)),
-                            int(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0))),
-                            {a["key"]: _value(a.get("value", {})) for a in s.get("attributes", [])},
-                            (status.get("message") or "error") if failed else None,
-                        )
-                    )
+            raise ImportError_(f"{where}expected OTLP JSON with a resourceSpans list")
+        for at, rs in _objects(doc["resourceSpans"], f"{where}resourceSpans"):
+            scopes = rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", []))
+            for at_scope, ss in _objects(scopes, f"{at}.scopeSpans"):
+                for at_span, s in _objects(ss.get("spans", []), f"{at_scope}.spans"):
+                    spans.append(_span(s, at_span))
     if not spans:
         raise ImportError_("the export holds no spans")
     return spans
@@ -159,6 +200,8 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
     for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
         parent = by_id.get(s.parent_id or "")
         (parent.children if parent else roots).append(s)
+    if not roots:
+        raise ImportError_("every span has a parent in the export: their parent links loop")
     t0 = min(s.start for s in spans)
     sec = 1e-9
     events: list[dict[str, Any]] = []
