@@ -680,3 +680,19 @@ def test_import_spans_nested_thousands_deep(tmp_path: Path) -> None:
     trace = json.loads(run.stdout)
     assert [e["type"] for e in trace["events"]] == ["step"]  # only the innermost span acts
     assert validate(Document("deep", trace, [])) == []
+
+
+def test_import_says_where_an_export_is_malformed(tmp_path: Path) -> None:
+    def export(*spans: dict[str, Any]) -> str:
+        path = tmp_path / "spans.json"
+        path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}))
+        return str(path)
+
+    run = orchtrace(
+        "import", "--from", "otlp", export({"spanId": "01", "startTimeUnixNano": "soon"})
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "resourceSpans[0].scopeSpans[0].spans[0]: start and end times" in run.stderr
+    looped = export({"spanId": "01", "parentSpanId": "02"}, {"spanId": "02", "parentSpanId": "01"})
+    run = orchtrace("import", "--from", "otlp", looped)
+    assert run.returncode == 1 and "parent links loop" in run.stderr
