@@ -302,7 +302,8 @@ def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
     plan = _plan(tb.times, ends, tb.of_type("stop"), tb.of_type("aggregate"))
     if worker is not None:
         _, weights, final, last_aggregate = plan
-        worker.send((tb.times, tb.who, weights, final, last_aggregate, _dependency_edges(tb)))
+        who = tb.who.astype(np.int32)  # half the bytes through the pipe
+        worker.send((tb.times, who, weights, final, last_aggregate, _dependency_edges(tb)))
     return Replay(tb, worker, ends, *plan)
 
 

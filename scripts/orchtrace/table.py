@@ -217,15 +217,14 @@ def event_table(
     BAD_AGENTS. A WORKER, when given, sends what `locate` finds for the edge ends; THEN(table)
     runs once the events' columns are read, before the edge ends are resolved."""
     events, edges = trace.get("events") or [], trace.get("edges") or []
-    ids = column(events, "id", bad_events)
     types = column(events, "type", bad_events)
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
     agents = column(events, "agent", bad_events)
     names, who = first_codes(agents)
     t = column(events, "t", bad_events)
-    table = EventTable(
-        ids=ids,
+    table = EventTable(  # what THEN needs first; the rest is filled in below
+        ids=[],
         types=types,
         agents=agents,
         t=t,
@@ -240,7 +239,7 @@ def event_table(
         code=code,
         who=who,
         agent_names=names,
-        agent_code=dict(zip(names, range(len(names)), strict=True)),
+        agent_code={},
         event_agents=len(names),
         listed=np.zeros(0, dtype=np.int64),
         targets=None,
@@ -249,13 +248,15 @@ def event_table(
         bad_events=bad_events,
         fields={},
     )
-    table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
     if then is not None:
         then(table)
+    table.ids = column(events, "id", bad_events)
+    table.agent_code = dict(zip(names, range(len(names)), strict=True))
+    table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
     located = worker.receive() if worker else None
     if located is None:
         wanted = column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
-        located = locate(ids, wanted)
+        located = locate(table.ids, wanted)
     ends, table.repeats = located
     table.source, table.target = ends[: len(edges)], ends[len(edges) :]
     return table

@@ -40,9 +40,8 @@ def _serve(conn: Connection, func: Callable[..., Generator[Any, Any, None]], arg
         os._exit(0)  # leave without running the parent's exit handlers or flushing its output
 
 
-def _reap(conn: Connection, pid: int, kill: bool = True) -> None:
-    if kill:
-        os.kill(pid, signal.SIGKILL)
+def _reap(conn: Connection, pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)  # harmless if it has exited: it waits to be reaped
     conn.close()
     os.waitpid(pid, 0)
 
@@ -105,8 +104,12 @@ class Worker:
                 self.close()
 
     def close(self, kill: bool = False) -> None:
-        """Ends the worker; at once if KILL, when what it still computes is not wanted."""
+        """Ends the worker; at once if KILL, when what it still computes is not wanted. One
+        still on its way out is not waited for: it is reaped when this object goes."""
         if self.pid >= 0:
-            self.reap.detach()
-            _reap(self.conn, self.pid, kill)
+            if kill:
+                os.kill(self.pid, signal.SIGKILL)
+            self.conn.close()
+            if os.waitpid(self.pid, os.WNOHANG)[0] == self.pid:
+                self.reap.detach()
             self.pid = -1
