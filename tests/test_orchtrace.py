@@ -5,6 +5,7 @@ real opentelemetry-sdk."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import os
 import re
@@ -545,10 +546,12 @@ def test_dependencies_that_loop_are_a_clear_error(tmp_path: Path) -> None:
 
 
 def _generated(events: int) -> str:
-    sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from gentrace import generate
-
-    return json.dumps(generate(events, workers=9))
+    """A trace from the bench's generator (tests/bench/gentrace.py), as JSON."""
+    spec = importlib.util.spec_from_file_location("gentrace", REPO / "tests/bench/gentrace.py")
+    assert spec is not None and spec.loader is not None
+    gentrace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gentrace)
+    return json.dumps(gentrace.generate(events, workers=9))
 
 
 def _spoiled(text: str) -> str:

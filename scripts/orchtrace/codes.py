@@ -34,10 +34,6 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
-def severity(code: str) -> str:
-    return CODES[code][0]
-
-
 def codes_markdown() -> str:
     lines = [
         "## Problem codes",

@@ -243,27 +243,6 @@ def _dependency_edges(tb: EventTable) -> np.ndarray:
     return ~np.fromiter(map(NON_DEPENDENCY.__contains__, types), bool, len(types))
 
 
-def _plan(
-    t: np.ndarray, ends: np.ndarray, stops: np.ndarray, aggregates: np.ndarray
-) -> tuple[bool, np.ndarray, int, int]:
-    """Whether every event has a duration, the events' weights, the final event and the last
-    aggregate (-1 where there is none)."""
-    n = len(t)
-    durations = n > 0 and not np.isnan(ends).any()
-    weights = ends - t if durations else np.ones(n)
-    last_aggregate = (
-        int(aggregates[np.lexsort((aggregates, t[aggregates]))[-1]]) if aggregates.size else -1
-    )
-    final = -1
-    if stops.size:
-        final = int(stops[0])
-    elif aggregates.size:
-        final = last_aggregate
-    elif n:
-        final = int(np.flatnonzero(t == t.max())[-1])
-    return durations, weights, final, last_aggregate
-
-
 @dataclass(slots=True)
 class Replay:
     """A replay under way: the event weights, and the walk of the dependency graph (critical
@@ -298,13 +277,25 @@ class Replay:
 def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
     """Starts replaying the events of TB, in WORKER if given (which reads the same trace);
     `metrics` finishes it. The edge ends need not be resolved yet."""
+    t, n = tb.times, len(tb.times)
     ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
-    plan = _plan(tb.times, ends, tb.of_type("stop"), tb.of_type("aggregate"))
+    durations = n > 0 and not np.isnan(ends).any()
+    weights = ends - t if durations else np.ones(n)
+    stops, aggregates = tb.of_type("stop"), tb.of_type("aggregate")
+    last_aggregate = (
+        int(aggregates[np.lexsort((aggregates, t[aggregates]))[-1]]) if aggregates.size else -1
+    )
+    final = -1  # the stop event, else the last aggregate, else the last event
+    if stops.size:
+        final = int(stops[0])
+    elif aggregates.size:
+        final = last_aggregate
+    elif n:
+        final = int(np.flatnonzero(t == t.max())[-1])
     if worker is not None:
-        _, weights, final, last_aggregate = plan
         who = tb.who.astype(np.int32)  # half the bytes through the pipe
-        worker.send((tb.times, who, weights, final, last_aggregate, _dependency_edges(tb)))
-    return Replay(tb, worker, ends, *plan)
+        worker.send((t, who, weights, final, last_aggregate, _dependency_edges(tb)))
+    return Replay(tb, worker, ends, durations, weights, final, last_aggregate)
 
 
 def second_reading(text: str | bytes) -> Generator[Any, Any, None]:

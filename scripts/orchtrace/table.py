@@ -121,7 +121,7 @@ def first_of(keys: np.ndarray, values: np.ndarray, size: int, last: bool = False
     return out
 
 
-def first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
+def _first_codes(values: list[Any]) -> tuple[list[Any], np.ndarray]:
     """The distinct VALUES (None left out) in order of first appearance, and each value's
     index among them (-1 for None), in one pass of dict lookups."""
     first: dict[Any, int] = {}  # value -> index of its first appearance
@@ -221,7 +221,7 @@ def event_table(
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
     agents = column(events, "agent", bad_events)
-    names, who = first_codes(agents)
+    names, who = _first_codes(agents)
     t = column(events, "t", bad_events)
     table = EventTable(  # what THEN needs first; the rest is filled in below
         ids=[],

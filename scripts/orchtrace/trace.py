@@ -28,11 +28,15 @@ class TraceProblem:
     pointer: str
     code: str
     message: str
-    severity: str = "error"  # see codes.py
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
             raise ValueError(f"undocumented problem code {self.code!r}: add it to codes.py")
+
+    @property
+    def severity(self) -> str:
+        """'error' or 'warning', as codes.py says of the code."""
+        return CODES[self.code][0]
 
     def text(self) -> str:
         tag = "" if self.severity == "error" else " [warning]"

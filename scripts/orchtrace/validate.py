@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .codes import severity
 from .model import Item
 
 if TYPE_CHECKING:
@@ -108,13 +107,13 @@ class _Report:
             self.non_finite.add(pointer)
         self.counts[code] += 1
         if self.counts[code] <= MAX_PER_CODE:
-            self.items.append(TraceProblem(self.label, pointer, code, message, severity(code)))
+            self.items.append(TraceProblem(self.label, pointer, code, message))
 
     def finish(self) -> list[TraceProblem]:
         for code, n in sorted(self.counts.items()):
             if n > MAX_PER_CODE:
                 more = f"... and {n - MAX_PER_CODE:,} more"
-                self.items.append(TraceProblem(self.label, "$", code, more, severity(code)))
+                self.items.append(TraceProblem(self.label, "$", code, more))
         return self.items
 
 
