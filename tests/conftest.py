@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-REFERENCE = REPO.parent / "shared" / "reference"
+REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
 
 
 def make_mini_root(parent: Path) -> Path:

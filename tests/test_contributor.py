@@ -3,6 +3,7 @@ real git repository, `links` against a local server, and CITATION.cff against it
 
 from __future__ import annotations
 
+import datetime as dt
 import http.server
 import json
 import os
@@ -58,6 +59,7 @@ def test_add_from_bibtex_fills_facts_and_leaves_tags_to_decide(mini_root: Path) 
     assert (data["year"], data["venue"]) == (2025, "COLM 2025")  # @string macro resolved
     assert data["ids"] == {"arxiv": "2509.99999"}
     assert data["url"] == "https://arxiv.org/abs/2509.99999"
+    assert data["added"] == dt.date.today().isoformat()  # the day it enters the corpus
     doi = yaml.safe_load((mini_root / "papers/okkey2026.yaml").read_text())
     assert doi["ids"] == {"doi": "10.1234/jmae.2026.7"}
     assert doi["url"] == "https://doi.org/10.1234/jmae.2026.7"

@@ -9,6 +9,7 @@ All entries are written or none.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -235,7 +236,7 @@ def _q(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def render_entry(key: str, facts: dict[str, Any], corpus: Corpus) -> str:
+def render_entry(key: str, facts: dict[str, Any], corpus: Corpus, today: dt.date) -> str:
     tax = corpus.taxonomy
     lines = [f"key: {key}", f"title: {_q(facts.get('title', ''))}", "authors:"]
     lines += [f"  - {_q(a)}" for a in facts.get("authors", [])] or ['  # - "Family, Given"']
@@ -270,11 +271,14 @@ def render_entry(key: str, facts: dict[str, Any], corpus: Corpus) -> str:
         lines.append(f"{axis.id}:{' []' if axis.multi and not axis.required_when else ''}")
     lines.append("summary:  # one sentence, in your own words")
     lines.append("notes:  # provenance; for orchestration_decisions start with 'Orchestration:'")
+    lines.append(f"added: {_q(today.isoformat())}")
     return "\n".join(lines) + "\n"
 
 
-def add_entries(corpus: Corpus, drafts: list[Draft]) -> list[Path]:
-    """Write each draft to papers/<key>.yaml: all or nothing, never overwriting."""
+def add_entries(corpus: Corpus, drafts: list[Draft], today: dt.date | None = None) -> list[Path]:
+    """Write each draft to papers/<key>.yaml: all or nothing, never overwriting. Each entry
+    is dated TODAY (default: the current date), the day it enters the corpus."""
+    today = today or dt.date.today()
     folder = corpus.root / corpus.taxonomy.kinds["paper"].dir
     taken = {r.stem for r in corpus.of("paper")} | {p.stem for p in folder.glob("*.yaml")}
     find_duplicates(drafts, corpus)
@@ -289,7 +293,7 @@ def add_entries(corpus: Corpus, drafts: list[Draft]) -> list[Path]:
         for d in drafts:
             path = folder / f"{d.key}.yaml"
             with open(path, "x", encoding="utf-8") as f:  # "x": never overwrite
-                f.write(render_entry(d.key, d.facts, corpus))
+                f.write(render_entry(d.key, d.facts, corpus, today))
             written.append(path)
     except OSError as exc:
         for path in written:

@@ -174,7 +174,7 @@ class _RecordCheck:
         if t == "ids":
             self.ids(value)
         elif t == "date":
-            self.date(path, str(value))
+            self.date(path, str(value), spec.min)
         elif t == "urls":
             for i, item in items:
                 self.url((spec.id, i), item)
@@ -214,7 +214,7 @@ class _RecordCheck:
                 "one address, no spaces; put further addresses in extra_urls",
             )
 
-    def date(self, path: FieldPath, value: str) -> None:
+    def date(self, path: FieldPath, value: str, min_year: int | None) -> None:
         try:
             day = dt.date.fromisoformat(value) if DATE.match(value) else None
         except ValueError:
@@ -222,7 +222,11 @@ class _RecordCheck:
         if day is None:
             self.problem(path, "bad-date", f"'{value}' is not a date", "write YYYY-MM-DD")
         elif day > self.today:
-            self.problem(path, "bad-date", f"{value} is in the future")
+            self.problem(
+                path, "bad-date", f"{value} is in the future", f"today is {self.today.isoformat()}"
+            )
+        elif min_year is not None and day.year < min_year:
+            self.problem(path, "bad-date", f"{value} is before {min_year}", "a typo in the year?")
 
     def authors(self, items: list[tuple[int, Any]]) -> None:
         for i, name in items:
