@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
-from conftest import make_mini_root
+from conftest import FIXTURES, make_mini_root
 from litcorpus import yamlio
 from litcorpus.problems import CODES
 from test_check_problems import CASES, A, B, X, change, symlink, write
@@ -146,12 +146,21 @@ EXTRA: list[BadInput] = [
              "yaml-syntax", "claims.yaml", 1, TIGHT),
     BadInput("alias-bomb", write("papers/bomb.yaml", BOMB),
              "yaml-alias", "papers/bomb.yaml", 2, TIGHT),
+    BadInput("alias-15000-uses", write("papers/aliases.yaml",
+             "key: aliases\na: &a x\nb: [" + "*a, " * 15_000 + "]\n"),
+             "yaml-alias", "papers/aliases.yaml", 2, TIGHT),
     BadInput("alias-200000-uses", write("papers/aliases.yaml",
              "key: aliases\na: &a x\nb: [" + "*a, " * 200_000 + "]\n"),
-             "yaml-alias", "papers/aliases.yaml", 2, TIGHT),
+             "too-many-items", "papers/aliases.yaml", None, TIGHT),
+    BadInput("unknown-fields-6000", write("papers/wide.yaml",
+             "key: wide\n" + "".join(f"k{i}: 1\n" for i in range(6_000))),
+             "unknown-field", "papers/wide.yaml", 2),
     BadInput("unknown-fields-60000", write("papers/wide.yaml",
              "key: wide\n" + "".join(f"k{i}: 1\n" for i in range(60_000))),
-             "unknown-field", "papers/wide.yaml", 2),
+             "too-many-items", "papers/wide.yaml", None, TIGHT),
+    BadInput("list-500000-items", write("papers/long.yaml",
+             "key: long\nx: [" + "1," * 500_000 + "]\n"),
+             "too-many-items", "papers/long.yaml", None, TIGHT),
     BadInput("integer-5000-digits", change(A, "year: 2025", "year: " + "9" * 5000),
              "wrong-type", A, 6),
     # Encodings and layout.
@@ -214,6 +223,49 @@ EXTRA: list[BadInput] = [
              "implicit-type", X, 4),
     BadInput("arxiv-float-trailing-zero", change(B, 'arxiv: "2406.00002"', "arxiv: 2406.10"),
              "implicit-type", B, 10),
+    # Text that would inject markup, reorder what is shown, or hide in an output.
+    BadInput("title-newline-heading", change(A, 'title: "Alpha:', 'title: "## Injected\\nAlpha:'),
+             "control-character", A, 2),
+    BadInput("title-c1-next-line", change(A, 'title: "Alpha:', 'title: "\\x85Alpha:'),
+             "control-character", A, 2),
+    BadInput("title-tab", change(A, 'title: "Alpha:', 'title: "\\tAlpha:'),
+             "control-character", A, 2),
+    BadInput("summary-bidi-isolate", change(A, 'summary: "Trains', 'summary: "\\u2066Trains'),
+             "bidi-control", A, 22),
+    BadInput("author-nul", change(A, "  - Doe, Jane", '  - "Doe, Jane\\0"'),
+             "control-character", A, 4),
+    BadInput("id-bidi", change(A, 'arxiv: "2501.00001"', 'arxiv: "2501.00001\\u202e"'),
+             "bidi-control", A, 10),
+    BadInput("url-quote", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: 'https://arxiv.org/abs/2501.00001\"onmouseover=x'"), "bad-url", A, 11),
+    BadInput("url-angle-brackets", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: https://a.org/<script>"), "bad-url", A, 11),
+    BadInput("url-closes-markdown-link", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: https://a.org/x)<b>"), "bad-url", A, 11),
+    BadInput("url-brace-injects-bibtex", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: 'https://x.org/a}}@misc{evil, title={x}'"), "bad-url", A, 11),
+    BadInput("url-javascript", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: javascript:alert(1)"), "bad-url", A, 11),
+    BadInput("url-scheme-relative", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: //evil.example/x"), "bad-url", A, 11),
+    BadInput("url-bad-port", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: https://a.org:99999/x"), "bad-url", A, 11),
+    BadInput("extra-url-backslash", change(B, "url: https://arxiv.org/abs/2406.00002",
+             "url: https://arxiv.org/abs/2406.00002\nextra_urls: ['https://a.org/x\\y']"),
+             "bad-url", B, 12),
+    BadInput("doi-brace", change(A, '  arxiv: "2501.00001"', '  doi: "10.1234/x}"'),
+             "bad-id", A, 10),
+    # Look-alike letters and paths that leave the repository.
+    BadInput("title-cyrillic-lookalike", write("papers/lookalike.yaml",
+             (FIXTURES / "corpus" / A).read_text(encoding="utf-8")
+             .replace("key: alpha-rl", "key: lookalike")
+             .replace('"2501.00001"', '"2501.00009"').replace("2501.00001", "2501.00009")
+             .replace("Alpha: Learning", "\u0410lpha: L\u0435arning")),
+             "near-duplicate-title", "papers/lookalike.yaml", 2),
+    BadInput("papers-folder-symlink-outside", lambda root: (
+             shutil.move(root / "papers", root.parent / "elsewhere"),
+             os.symlink(root.parent / "elsewhere", root / "papers")),
+             "symlink-outside", "papers/", None),
 ]
 # fmt: on
 

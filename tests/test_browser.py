@@ -16,9 +16,9 @@ from urllib.parse import urljoin
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-from litcorpus.atomic import write_tree
 from litcorpus.corpus import load_corpus
 from litcorpus.site import build_site
+from safewrite.tree import write_tree
 
 CHROMIUM = "/usr/bin/chromium"
 HOSTILE = """key: zz-hostile
@@ -68,7 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (root / "claims.yaml").write_text(edit_claims)
     out = root / "site"
-    write_tree(out, build_site(load_corpus(root)))
+    write_tree(out, build_site(load_corpus(root)), "litcorpus", "site")
     return out
 
 
@@ -234,7 +234,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, 
     gen = REPO / "tests" / "bench" / "gencorpus.py"
     subprocess.run([sys.executable, str(gen), "250", str(root)], check=True, timeout=120)
     corpus = load_corpus(root)
-    write_tree(root / "site", build_site(corpus))
+    write_tree(root / "site", build_site(corpus), "litcorpus", "site")
     return root / "site", [r.data for r in corpus.of("paper")]
 
 

@@ -59,6 +59,13 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
     ),
     ("bom", write("papers/bom.yaml", b"\xef\xbb\xbfkey: bom\n"), "bom", "papers/bom.yaml", 1),
     (
+        "too-many-items",
+        write("papers/long.yaml", "key: long\nx: [" + "1, " * 30_000 + "]\n"),
+        "too-many-items",
+        "papers/long.yaml",
+        None,
+    ),
+    (
         "crlf",
         write("papers/crlf.yaml", b"key: crlf\r\ntitle: x\r\n"),
         "crlf",
@@ -202,6 +209,8 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
     ),
     ("key-mismatch", change(A, "key: alpha-rl", "key: alpha"), "key-mismatch", A, 1),
     ("whitespace", change(A, "venue: arXiv", "venue: 'arXiv '"), "whitespace", A, 7),
+    ("control-nul", change(A, "venue: arXiv", 'venue: "arXiv\\0"'), "control-character", A, 7),
+    ("bidi-override", change(A, "venue: arXiv", 'venue: "arXiv\\u202e"'), "bidi-control", A, 7),
     ("duplicate-key", change(B, "key: beta-bench", "key: alpha-rl"), "duplicate-key", B, 1),
     ("duplicate-id", change(B, '"2406.00002"', '"2501.00001"'), "duplicate-id", B, 10),
     (

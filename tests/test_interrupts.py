@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from litcorpus import atomic
 from litcorpus.corpus import load_corpus
 from litcorpus.site import write_site
 from litcorpus.statsdir import write_stats
+from safewrite import tree as atomic
 
 WRITERS = {"stats": write_stats, "site": write_site}
 
@@ -40,7 +40,7 @@ def test_a_failed_write_keeps_the_old_tree(
     out = mini_root / command
     WRITERS[command](load_corpus(mini_root), out)
     before = atomic.read_tree(out)
-    fail_at = 1 + round(where * (len(before) - 1))
+    fail_at = 1 + round(where * (len(before) - 2))  # the marker, written last, is not counted
     change_corpus(mini_root)
     calls = {"n": 0}
     real_write, real_link = Path.write_bytes, atomic.os.link
@@ -68,6 +68,9 @@ def test_a_failed_write_keeps_the_old_tree(
     assert not [p for p in mini_root.iterdir() if p.name.startswith(f".{command}.")]
 
 
+KILLS = 5  # per command: 20 SIGKILLs at random moments over add, readme, stats and site
+
+
 @pytest.mark.parametrize("command", ["stats", "site"])
 def test_a_killed_command_leaves_the_old_tree_or_the_new(mini_root: Path, command: str) -> None:
     out = mini_root / command
@@ -80,7 +83,7 @@ def test_a_killed_command_leaves_the_old_tree_or_the_new(mini_root: Path, comman
     change_corpus(mini_root)
     rng = random.Random(f"{command}-kills")
     seen = []
-    for _ in range(3):
+    for _ in range(KILLS):
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.2, duration))
         proc.send_signal(signal.SIGKILL)
@@ -91,3 +94,69 @@ def test_a_killed_command_leaves_the_old_tree_or_the_new(mini_root: Path, comman
     assert new != old
     assert all(tree in (old, new) for tree in seen)
     assert not [p for p in mini_root.iterdir() if p.name.startswith(f".{command}.")]
+
+
+def _papers(root: Path) -> dict[str, bytes]:
+    """Every file in papers/ and at the root's top level (journal, temporary files)."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for folder in (root, root / "papers")
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != ".litcorpus.lock"
+    }
+
+
+def test_a_killed_add_is_complete_or_undone_by_the_next_run(mini_root: Path) -> None:
+    """However `add` dies, the next add finds the corpus as it was or with every new entry,
+    and leaves no journal and no temporary file."""
+    bib = Path(__file__).resolve().parent / "fixtures" / "bibtex" / "good.bib"
+    args = [sys.executable, "-m", "litcorpus", "add", "--root", str(mini_root), "--bibtex", bib]
+    old = _papers(mini_root)
+    start = time.monotonic()
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
+    duration = time.monotonic() - start
+    new = _papers(mini_root)
+    assert len(new) == len(old) + 3
+
+    def reset() -> None:
+        for rel in new.keys() - old.keys():
+            (mini_root / rel).unlink()
+
+    rng = random.Random("add-kills")
+    for _ in range(KILLS):
+        reset()
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, duration))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        again = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        # the killed run had finished (the rerun refuses duplicates) or was undone (it adds)
+        assert again.returncode == 0 or "add-refused" in again.stderr, again.stderr
+        assert _papers(mini_root) == new
+
+
+def test_a_killed_readme_leaves_the_old_file_or_the_new(mini_root: Path) -> None:
+    readme = mini_root / "README.md"
+    readme.write_text(
+        "# List\n\n<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+        "<!-- END GENERATED: awesome list -->\n",
+        encoding="utf-8",
+    )
+    old = readme.read_bytes()
+    args = [sys.executable, "-m", "litcorpus", "readme", "--root", str(mini_root)]
+    start = time.monotonic()
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
+    duration = time.monotonic() - start
+    new = readme.read_bytes()
+    assert new != old
+    rng = random.Random("readme-kills")
+    for _ in range(KILLS):
+        readme.write_bytes(old)
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, duration))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        assert readme.read_bytes() in (old, new)
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
+    assert readme.read_bytes() == new
+    assert not list(mini_root.glob(".README.md.*"))

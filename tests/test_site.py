@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -356,14 +357,14 @@ def test_long_entry_lists_stop_at_a_filter_link(
 
 def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:
     """write_site streams pages to disk; the result equals the in-memory build."""
-    from litcorpus.atomic import read_tree, write_tree
     from litcorpus.corpus import load_corpus
     from litcorpus.site import build_site, write_site
+    from safewrite.tree import read_tree, write_tree
 
     corpus = load_corpus(mini_root)
     total, written = write_site(corpus, tmp_path / "site")
-    assert read_tree(tmp_path / "site") == build_site(corpus)
+    assert read_tree(tmp_path / "site") == {**build_site(corpus), ".litcorpus-output": ANY}
     assert total == written == len(build_site(corpus))
     with pytest.raises(ValueError, match="twice"):
-        write_tree(tmp_path / "other", iter([("a.txt", b"1"), ("a.txt", b"2")]))
+        write_tree(tmp_path / "other", iter([("a.txt", b"1"), ("a.txt", b"2")]), "t", "k")
     assert not (tmp_path / "other").exists()

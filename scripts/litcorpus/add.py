@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import re
+import stat
+import sys
 import unicodedata
 import urllib.error
 import urllib.request
@@ -22,21 +25,37 @@ from pathlib import Path
 from typing import Any
 
 import bibtexparser
-from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
+from bibtexparser.middlewares import (
+    LatexDecodingMiddleware,
+    NormalizeFieldKeys,
+    SeparateCoAuthors,
+    SplitNameParts,
+)
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
+from pylatexenc.latex2text import LatexNodes2Text
 from rapidfuzz import fuzz
+
+from safewrite.files import write_new_files
 
 from .corpus import Corpus
 from .dedupe import TITLE_SIMILARITY, normalize_title, record_ids
+from .errors import CommandError
+from .outputs import JOURNAL
 from .validate import MAX_SLUG, SLUG
 
 ARXIV_API = os.environ.get("LITCORPUS_ARXIV_API", "https://export.arxiv.org/api/query")
 ATOM = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 ARXIV_IN_TEXT = re.compile(r"(?:arxiv[:/ ]|abs/)(\d{4}\.\d{4,5})", re.IGNORECASE)
+ARXIV_ID = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})")  # new and old
+# Where BibTeX and biblatex entries name their venue, in order of preference.
+VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "howpublished", "institution", "publisher")
+MAX_BIBTEX = 16 << 20
+_LATEX = LatexNodes2Text()
 STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "via", "towards"}
 
 
-class AddError(Exception):
-    """The input cannot be added; the message says why."""
+class AddError(CommandError):
+    """The input cannot be added; the message says why, and the hint what to do."""
 
 
 @dataclass
@@ -49,27 +68,128 @@ class Draft:
     refused: list[str] = field(default_factory=list)
 
 
+def _decoded(parts: list[str]) -> str:
+    text = " ".join(str(_LATEX.latex_to_text(part)) for part in parts)
+    return " ".join(text.split())
+
+
 def _person(parts: Any) -> str:
-    last = " ".join([*parts.von, *parts.last]).strip()
-    first = " ".join([*parts.first, *parts.jr]).strip()
+    """'Family, Given' from BibTeX's name parts, LaTeX decoded only now: decoding first would
+    drop the braces that keep a name whole."""
+    last = _decoded([*parts.von, *parts.last])
+    first = _decoded([*parts.first, *parts.jr])
     if last.lower() == "others":
         return "others"
     return f"{last}, {first}" if first else last
 
 
-def drafts_from_bibtex(text: str) -> list[Draft]:
-    library = bibtexparser.parse_string(
-        text, append_middleware=[LatexDecodingMiddleware(), SeparateCoAuthors(), SplitNameParts()]
-    )
-    if library.failed_blocks:
-        lines = ", ".join(str((b.start_line or 0) + 1) for b in library.failed_blocks)
+def read_bibtex(path: Path) -> str:
+    """The text of a BibTeX file ('-': standard input), refusing what cannot be one."""
+    if str(path) == "-":
+        raw = sys.stdin.buffer.read(MAX_BIBTEX + 1)
+    else:
+        try:
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                raise AddError(
+                    "unreadable-input",
+                    f"{path} is not a regular file (a pipe, a device or a folder)",
+                )
+            with open(path, "rb") as f:
+                raw = f.read(MAX_BIBTEX + 1)
+        except OSError as exc:
+            raise AddError(
+                "unreadable-input", f"cannot read {path}: {exc.strerror or exc}"
+            ) from exc
+    if len(raw) > MAX_BIBTEX:
         raise AddError(
-            f"{len(library.failed_blocks)} BibTeX block(s) failed to parse "
-            f"(starting on line {lines}); nothing was written"
+            "unreadable-input", f"{path} is larger than {MAX_BIBTEX:,} bytes", "split it"
         )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise AddError(
+            "unreadable-input",
+            f"{path}:{line}: invalid UTF-8 byte {raw[exc.start]:#04x}",
+            "save the file as UTF-8",
+        ) from exc
+
+
+def _block_problem(block: Any) -> str:
+    """What is wrong with one block bibtexparser could not take, and where."""
+    line = (block.start_line or 0) + 1
+    if isinstance(block, DuplicateBlockKeyBlock):
+        first = (block.previous_block.start_line or 0) + 1
+        return f"line {line}: key '{block.key}' is used twice (lines {first} and {line})"
+    if isinstance(block, DuplicateFieldKeyBlock):
+        fields = ", ".join(sorted(block.duplicate_keys))
+        key = getattr(block.ignore_error_block, "key", "?")
+        return f"line {line}: entry '{key}' gives {fields} twice"
+    error = getattr(block, "error", None)
+    reason = str(getattr(error, "abort_reason", "") or error or "syntax error").strip()
+    head = str(getattr(block, "raw", "")).strip().splitlines()[:1]
+    return f"line {line}: cannot parse {head[0][:60] if head else 'the block'!r}: {reason}"
+
+
+def _library(text: str) -> Any:
+    log = logging.getLogger("bibtexparser")
+    level, log.level = log.level, logging.CRITICAL  # its problems are reported below, once
+    try:
+        library = bibtexparser.parse_string(
+            text,
+            append_middleware=[
+                NormalizeFieldKeys(),  # field names are case-insensitive: Author = {...}
+                SeparateCoAuthors(),
+                SplitNameParts(),
+                LatexDecodingMiddleware(),  # every field but the names (see _person)
+            ],
+        )
+    except Exception as exc:  # bibtexparser gives up on input it cannot split into blocks
+        raise AddError(
+            "bibtex-invalid", f"cannot read the BibTeX input ({exc}); nothing was written"
+        ) from exc
+    finally:
+        log.level = level
+    if library.failed_blocks:
+        first = library.failed_blocks[0]
+        raise AddError(
+            "bibtex-invalid",
+            "the BibTeX input has problems; nothing was written:\n  "
+            + "\n  ".join(_block_problem(b) for b in library.failed_blocks),
+            "rename one of the repeated keys, or remove one of the two entries"
+            if isinstance(first, DuplicateBlockKeyBlock)
+            else "keep one value of each field"
+            if isinstance(first, DuplicateFieldKeyBlock)
+            else "fix the entry at that line (an unclosed brace or a missing comma?)",
+        )
+    return library
+
+
+def _with_crossref(entry: Any, by_key: dict[str, Any]) -> dict[str, Any]:
+    """An entry's fields, completed from the entry its crossref names (BibTeX's inheritance)."""
+    fields = {k.lower(): v.value for k, v in entry.fields_dict.items()}
+    parent = by_key.get(str(fields.get("crossref", "")).strip().lower())
+    if parent is not None:
+        for k, v in parent.fields_dict.items():
+            name = "booktitle" if k.lower() == "title" else k.lower()
+            fields.setdefault(name, v.value)
+    return fields
+
+
+def drafts_from_bibtex(text: str) -> list[Draft]:
+    library = _library(text)
+    by_key = {e.key.lower(): e for e in library.entries}
+    containers = {
+        str(e.fields_dict["crossref"].value).strip().lower()
+        for e in library.entries
+        if "crossref" in e.fields_dict
+    }
     drafts = []
     for entry in library.entries:
-        f = {k.lower(): v.value for k, v in entry.fields_dict.items()}
+        if entry.key.lower() in containers or entry.entry_type.lower() == "set":
+            continue  # a volume that papers cross-reference, or a biblatex set: not a paper
+        f = _with_crossref(entry, by_key)
         clean = {
             k: re.sub(r"\s+", " ", v.replace("{", "").replace("}", "")).strip()
             for k, v in f.items()
@@ -78,24 +198,17 @@ def drafts_from_bibtex(text: str) -> list[Draft]:
         facts: dict[str, Any] = {"title": clean.get("title", "")}
         if isinstance(f.get("author"), list):
             facts["authors"] = [_person(p) for p in f["author"]]
-        year = re.search(r"\d{4}", clean.get("year", ""))
+        year = re.search(r"\d{4}", clean.get("year") or clean.get("date", ""))  # biblatex: date
         if year:
             facts["year"] = int(year.group())
-        venue = (
-            clean.get("booktitle")
-            or clean.get("journal")
-            or clean.get("howpublished")
-            or clean.get("publisher")
-            or ""
-        )
+        venue = next((clean[k] for k in VENUE_FIELDS if clean.get(k)), "")
         facts["venue"] = venue
         ids = {}
-        blob = " ".join(clean.get(k, "") for k in ("eprint", "journal", "url", "note"))
-        arxiv = re.fullmatch(r"\d{4}\.\d{4,5}", clean.get("eprint", "")) or ARXIV_IN_TEXT.search(
-            blob
-        )
+        eprint = re.sub(r"^arxiv:|v\d+$", "", clean.get("eprint", ""), flags=re.IGNORECASE)
+        blob = " ".join(clean.get(k, "") for k in ("journal", "url", "note"))
+        arxiv = ARXIV_ID.fullmatch(eprint) or ARXIV_IN_TEXT.search(blob)
         if arxiv:
-            ids["arxiv"] = arxiv.group(1) if arxiv.groups() else arxiv.group()
+            ids["arxiv"] = arxiv.group(1)
         if clean.get("doi"):
             ids["doi"] = re.sub(r"^https?://(dx\.)?doi\.org/", "", clean["doi"])
         facts["ids"] = ids
@@ -109,13 +222,14 @@ def drafts_from_bibtex(text: str) -> list[Draft]:
         facts["url"] = url
         if venue == "" and "arxiv" in ids:
             facts["venue"] = "arXiv"
-        drafts.append(Draft(f"BibTeX entry '{entry.key}'", facts, key=entry.key))
+        line = (entry.start_line or 0) + 1
+        drafts.append(Draft(f"BibTeX entry '{entry.key}' (line {line})", facts, key=entry.key))
     return drafts
 
 
 def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str:
     if not re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", arxiv_id):
-        raise AddError(f"'{arxiv_id}' is not an arXiv id such as 2412.01928")
+        raise AddError("unreadable-input", f"'{arxiv_id}' is not an arXiv id such as 2412.01928")
     url = f"{api}?id_list={arxiv_id}&max_results=1"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
@@ -123,8 +237,9 @@ def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise AddError(
+            "arxiv-unavailable",
             f"cannot reach the arXiv API at {api} ({reason}); are you offline? "
-            "Use --bibtex with the paper's BibTeX instead"
+            "Use --bibtex with the paper's BibTeX instead",
         ) from exc
 
 
@@ -132,14 +247,17 @@ def drafts_from_arxiv(atom: str) -> list[Draft]:
     try:
         feed = ET.fromstring(atom)
     except ET.ParseError as exc:
-        raise AddError(f"the arXiv API answered with malformed XML ({exc})") from exc
+        raise AddError(
+            "arxiv-unavailable", f"the arXiv API answered with malformed XML ({exc})"
+        ) from exc
     drafts = []
     for entry in feed.findall("a:entry", ATOM):
         ident = (entry.findtext("a:id", "", ATOM) or "").rsplit("/", 1)[-1]
         arxiv_id = re.sub(r"v\d+$", "", ident)
         title = re.sub(r"\s+", " ", entry.findtext("a:title", "", ATOM)).strip()
         if not arxiv_id or title.lower() == "error":
-            raise AddError(f"the arXiv API found no paper: {entry.findtext('a:summary', '', ATOM)}")
+            found = entry.findtext("a:summary", "", ATOM)
+            raise AddError("arxiv-unavailable", f"the arXiv API found no paper: {found}")
         names = [
             re.sub(r"\s+", " ", n.text or "").strip()
             for n in entry.findall("a:author/a:name", ATOM)
@@ -161,7 +279,7 @@ def drafts_from_arxiv(atom: str) -> list[Draft]:
             facts["ids"]["doi"] = doi
         drafts.append(Draft(f"arXiv {arxiv_id}", facts))
     if not drafts:
-        raise AddError("the arXiv API returned no entry for this id")
+        raise AddError("arxiv-unavailable", "the arXiv API returned no entry for this id")
     return drafts
 
 
@@ -284,19 +402,18 @@ def add_entries(corpus: Corpus, drafts: list[Draft], today: dt.date | None = Non
     find_duplicates(drafts, corpus)
     refused = [f"{d.source}: {'; '.join(d.refused)}" for d in drafts if d.refused]
     if refused:
-        raise AddError("refused, nothing was written:\n  " + "\n  ".join(refused))
+        raise AddError(
+            "add-refused",
+            "refused, nothing was written:\n  " + "\n  ".join(refused),
+            "an entry that duplicates a record is already in the corpus: drop it from the "
+            "input; of two near-identical entries in the input, keep the one you mean",
+        )
     for d in drafts:
         d.key = make_key(d.facts, taken, d.key)
         taken.add(d.key)
-    written: list[Path] = []
-    try:
-        for d in drafts:
-            path = folder / f"{d.key}.yaml"
-            with open(path, "x", encoding="utf-8") as f:  # "x": never overwrite
-                f.write(render_entry(d.key, d.facts, corpus, today))
-            written.append(path)
-    except OSError as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
-        raise AddError(f"cannot write {exc.filename}: {exc.strerror}; nothing was written") from exc
-    return written
+    files = {
+        folder / f"{d.key}.yaml": render_entry(d.key, d.facts, corpus, today).encode()
+        for d in drafts
+    }
+    write_new_files(files, corpus.root / JOURNAL)
+    return list(files)

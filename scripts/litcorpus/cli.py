@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -59,6 +60,13 @@ def check(root: Path | None, fmt: str, strict: bool) -> None:
     sys.exit(run_check(resolve_root(root), fmt, strict))
 
 
+def _fail(command: str, exc: Exception) -> NoReturn:
+    """Print one line for an error that ends COMMAND; a refused path is a usage error (2)."""
+    click.echo(f"litcorpus {command}: {exc}", err=True)
+    usage = getattr(exc, "usage", False) or getattr(exc, "code", "").startswith("output-")
+    sys.exit(2 if usage else 1)
+
+
 def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
     """Load and validate; on errors print them and exit 1 (nothing is written)."""
     from .corpus import load_corpus
@@ -78,7 +86,7 @@ def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
 @root_option
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Output folder (default: ROOT/stats).",
 )
@@ -90,6 +98,8 @@ def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
 )
 def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
     """Compute statistics, gap tables, claims and figures into stats/."""
+    from safewrite.errors import OutputError
+
     from .progress import terminal_progress
     from .statsdir import stale_stats, write_stats
 
@@ -107,9 +117,13 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
             else f"{target.name}/ is up to date"
         )
         sys.exit(1 if changed else 0)
-    result = write_stats(corpus, target, progress)
-    if progress:
-        progress.close()
+    try:
+        result = write_stats(corpus, target, progress)
+    except OutputError as exc:
+        _fail("stats", exc)
+    finally:
+        if progress:
+            progress.close()
     broken = [c["id"] for c in result["claims"] if not c["held"]]
     c = result["corpus"]
     click.echo(
@@ -175,12 +189,14 @@ def agreement(root: Path | None, file: Path, fmt: str) -> None:
 @root_option
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Output folder (default: ROOT/site).",
 )
 def site(root: Path | None, out: Path | None) -> None:
     """Build the static site (list, paper pages, taxonomy, gap map, stats, claims)."""
+    from safewrite.errors import OutputError
+
     from .progress import terminal_progress
     from .site import write_site
 
@@ -188,9 +204,13 @@ def site(root: Path | None, out: Path | None) -> None:
     progress = terminal_progress()
     corpus = _valid_corpus(root, progress)
     target = out or root / "site"
-    total, written = write_site(corpus, target, progress)
-    if progress:
-        progress.close()
+    try:
+        total, written = write_site(corpus, target, progress)
+    except OutputError as exc:
+        _fail("site", exc)
+    finally:
+        if progress:
+            progress.close()
     click.echo(f"wrote {target}: {total} files, {written} changed; open {target / 'index.html'}")
 
 
@@ -204,15 +224,18 @@ def site(root: Path | None, out: Path | None) -> None:
 )
 def readme(root: Path | None, check_only: bool) -> None:
     """Regenerate the awesome list in README.md between its markers."""
+    from safewrite.errors import OutputError
+
+    from .outputs import corpus_lock
     from .readme import ReadmeError, update_readme
 
     root = resolve_root(root)
     corpus = _valid_corpus(root)
     try:
-        changed = update_readme(corpus, root / "README.md", check_only)
-    except (ReadmeError, OSError) as exc:
-        click.echo(f"litcorpus: {exc}", err=True)
-        sys.exit(1)
+        with corpus_lock(root) if not check_only else nullcontext():
+            changed = update_readme(corpus, root / "README.md", check_only)
+    except (ReadmeError, OutputError) as exc:
+        _fail("readme", exc)
     if check_only:
         click.echo("README.md is stale; run 'make'" if changed else "README.md is up to date")
         sys.exit(1 if changed else 0)
@@ -224,29 +247,38 @@ def readme(root: Path | None, check_only: bool) -> None:
 @click.option(
     "--bibtex",
     "bibtex_file",
-    type=click.File("r", encoding="utf-8"),
+    type=click.Path(allow_dash=True, path_type=Path),
     default=None,
     help="BibTeX file with one or more entries ('-' reads standard input).",
 )
 @click.option("--arxiv", "arxiv_id", default=None, help="An arXiv id; metadata from the arXiv API.")
-def add(root: Path | None, bibtex_file: Any, arxiv_id: str | None) -> None:
+def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> None:
     """Scaffold papers/<key>.yaml from BibTeX or arXiv; never overwrites."""
-    from .add import AddError, add_entries, drafts_from_arxiv, drafts_from_bibtex, fetch_arxiv
+    from safewrite.errors import OutputError
+
+    from .add import (
+        AddError,
+        add_entries,
+        drafts_from_arxiv,
+        drafts_from_bibtex,
+        fetch_arxiv,
+        read_bibtex,
+    )
     from .corpus import load_corpus
+    from .outputs import corpus_lock
 
     if (bibtex_file is None) == (arxiv_id is None):
         raise click.UsageError("give exactly one of --bibtex FILE and --arxiv ID")
     root = resolve_root(root)
-    corpus = load_corpus(root)
     try:
         if bibtex_file is not None:
-            drafts = drafts_from_bibtex(bibtex_file.read())
+            drafts = drafts_from_bibtex(read_bibtex(bibtex_file))
         else:
             drafts = drafts_from_arxiv(fetch_arxiv(str(arxiv_id)))
-        written = add_entries(corpus, drafts)
-    except AddError as exc:
-        click.echo(f"litcorpus add: {exc}", err=True)
-        sys.exit(1)
+        with corpus_lock(root):  # a second run waits, then sees what this one wrote
+            written = add_entries(load_corpus(root), drafts)
+    except (AddError, OutputError) as exc:
+        _fail("add", exc)
     for path in written:
         click.echo(f"wrote {path.relative_to(root)}")
     click.echo("next: fill the empty fields, then run 'litcorpus check'")
@@ -259,22 +291,30 @@ def add(root: Path | None, bibtex_file: Any, arxiv_id: str | None) -> None:
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Write to FILE instead of standard output.",
 )
 def export(root: Path | None, fmt: str, out: Path | None) -> None:
     """Export the retained corpus as BibTeX, CSL-JSON, CSV or JSON."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+    from safewrite.paths import check_file_output
+
     from .export import EXPORTERS
+    from .outputs import inputs, record_folders
 
     root = resolve_root(root)
-    text = EXPORTERS[fmt](_valid_corpus(root))
-    if out is None:
-        click.echo(text, nl=False)
-        return
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
+    corpus = _valid_corpus(root)
+    try:
+        target = out and check_file_output(out, record_folders(corpus), inputs(corpus))
+        text = EXPORTERS[fmt](corpus)
+        if target is None:
+            click.echo(text, nl=False)
+        else:
+            write_file(target, text.encode())
+    except OutputError as exc:
+        _fail("export", exc)
 
 
 @cli.command(name="diff")
@@ -294,8 +334,7 @@ def diff_command(root: Path | None, ref: str, fmt: str) -> None:
     try:
         result = diff(resolve_root(root), ref)
     except DiffError as exc:
-        click.echo(f"litcorpus diff: {exc}", err=True)
-        sys.exit(1)
+        _fail("diff", exc)
     if fmt == "json":
         click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
@@ -353,8 +392,7 @@ def links(
             with tempfile.TemporaryDirectory() as tmp:
                 old = set(collect_urls(corpus_at(root, since, Path(tmp))))
         except DiffError as exc:
-            click.echo(f"litcorpus links: {exc}", err=True)
-            sys.exit(1)
+            _fail("links", exc)
         urls = {u: r for u, r in urls.items() if u not in old}
     results = check_links(
         urls,

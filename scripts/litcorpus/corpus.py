@@ -74,6 +74,17 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
     if not folder.is_dir():
         return
     real_root = root.resolve()
+    if folder.is_symlink() and _leaves(folder, real_root):
+        problems.append(
+            Problem(
+                f"{dirname}/",
+                "symlink-outside",
+                "the record folder is a symbolic link to a place outside the repository; "
+                "nothing in it is read",
+                hint="commit the folder itself",
+            )
+        )
+        return
     for entry in sorted(folder.iterdir()):
         rel = f"{dirname}/{entry.name}"
         if entry.name.startswith("."):

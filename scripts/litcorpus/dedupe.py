@@ -48,7 +48,25 @@ _STOP = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
+def _latin_lookalike(char: str) -> str:
+    """The Latin letter CHAR looks like (a Cyrillic or Greek A, say), from Unicode's
+    confusables data; CHAR itself when it looks like none."""
+    from confusable_homoglyphs import confusables  # only titles outside ASCII need it
+
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"]) or []
+    for item in found:
+        for glyph in item["homoglyphs"]:
+            if glyph["c"].isascii() and glyph["c"].isalnum():
+                return str(glyph["c"])
+    return char
+
+
 def normalize_title(title: str) -> str:
+    """Lower-case ASCII words of TITLE, with look-alike letters of other scripts read as the
+    Latin letters they imitate, so that such titles compare equal."""
+    if not title.isascii():
+        title = "".join(c if c.isascii() else _latin_lookalike(c) for c in title)
     plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower()
     return " ".join(_WORD.findall(plain))
 

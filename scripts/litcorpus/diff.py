@@ -14,26 +14,34 @@ from pathlib import Path
 from typing import Any
 
 from .corpus import Corpus, load_corpus
+from .errors import CommandError
 from .stats import compute_stats
 
 
-class DiffError(Exception):
+class DiffError(CommandError):
     """The ref cannot be read."""
+
+
+def _git(root: Path, *args: str) -> bytes:
+    run = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, check=True, timeout=120
+    )
+    return run.stdout
 
 
 def corpus_at(root: Path, ref: str, into: Path) -> Corpus:
     """The corpus as committed at REF, extracted below INTO."""
-    try:
-        tar = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", ref],
-            capture_output=True,
-            check=True,
-            timeout=120,
-        ).stdout
-    except (subprocess.CalledProcessError, OSError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
+    if ref.startswith("-") or not ref.strip():
         raise DiffError(
-            f"cannot read git ref '{ref}': {detail.decode(errors='replace').strip() or exc}"
+            "bad-ref", f"'{ref}' is not a git ref", "name a branch, tag or commit", usage=True
+        )
+    try:
+        commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
+        tar = _git(root, "archive", "--format=tar", commit.decode().strip())
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip()
+        raise DiffError(
+            "bad-ref", f"cannot read git ref '{ref}': {detail or 'no such commit'}"
         ) from exc
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         archive.extractall(into, filter="data")

@@ -8,6 +8,7 @@ with the same options and runs the same `run_check`.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -56,10 +57,33 @@ def run_check(root: Path | None, fmt: str, strict: bool) -> int:
 
 
 def main() -> None:
-    options = _check_options(sys.argv[1:])
-    if options is None:
-        from .cli import cli
+    """Run the command; what the system refuses mid-run ends it with one line, no traceback."""
+    try:
+        try:
+            options = _check_options(sys.argv[1:])
+            if options is None:
+                from .cli import cli
 
-        cli(prog_name="litcorpus")
-    else:
-        sys.exit(run_check(*options))
+                cli(prog_name="litcorpus")
+            else:
+                sys.exit(run_check(*options))
+        finally:
+            sys.stdout.flush()  # here, so that a reader who left is noticed in this handler
+    except BrokenPipeError:
+        # the reader left (`litcorpus check --format json | head`): say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except MemoryError:
+        sys.stderr.write("litcorpus: out-of-memory: the run needs more memory than it may use\n")
+        sys.exit(1)
+    except ImportError as exc:  # under a memory limit, loading a library can fail like this
+        lacks_memory = any(s in str(exc) for s in ("failed to map segment", "allocate memory"))
+        code = "out-of-memory" if lacks_memory else "system-error"
+        sys.stderr.write(f"litcorpus: {code}: cannot load {exc.name or 'a library'}: {exc}\n")
+        sys.exit(1)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"litcorpus: system-error: cannot use{where}: {exc.strerror or exc}\n")
+        sys.exit(1)

@@ -15,9 +15,9 @@ from typing import Any
 import bibtexparser
 from bibtexparser.middlewares import default_unparse_stack
 from bibtexparser.model import Entry, Field
-from pylatexenc.latexencode import unicode_to_latex
 
 from .corpus import Corpus
+from .escape import bib_text, bib_verbatim, csv_cell
 
 CONFERENCE = re.compile(
     r"NeurIPS|ICLR|ICML|ACL|EMNLP|NAACL|COLM|AAAI|AAMAS|AISec|Findings|"
@@ -27,21 +27,26 @@ REPORT = re.compile(r"Report|Blog|Documentation|Post", re.IGNORECASE)
 ACRONYM = re.compile(r"(?<![\\{\w])([A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9.-]*)")
 
 
-def _latex(text: str) -> str:
-    return str(unicode_to_latex(text, non_ascii_only=False, unknown_char_policy="keep"))
-
-
 def latex_title(title: str) -> str:
     """LaTeX-safe title with words of two or more capitals (LLM, GRPO, MAGRPO) in braces."""
-    return ACRONYM.sub(lambda m: "{" + m.group(1) + "}", _latex(title))
+    return ACRONYM.sub(lambda m: "{" + m.group(1) + "}", bib_text(title))
+
+
+def _name_part(text: str) -> str:
+    """One part of a name; braced when BibTeX would split it (a comma, the word 'and')."""
+    latex = bib_text(text)
+    return "{" + latex + "}" if "," in text or re.search(r"\band\b", text, re.I) else latex
 
 
 def _person(name: str) -> str:
-    return (
-        name
-        if name == "others"
-        else ("{" + _latex(name) + "}" if "," not in name else _latex(name))
-    )
+    """'Family, Given' as BibTeX reads names; anything else (an organisation) as one braced
+    name, so that no comma or 'and' in it starts another name."""
+    if name == "others":
+        return name
+    family, comma, given = (" ".join(part.split()) for part in name.partition(","))
+    if not comma or not family:
+        return "{" + bib_text(" ".join(name.replace(",", " ").split())) + "}"
+    return f"{_name_part(family)}, {_name_part(given)}" if given else _name_part(family)
 
 
 def entry_type(data: dict[str, Any]) -> tuple[str, str]:
@@ -68,13 +73,16 @@ def bibtex_entry(data: dict[str, Any]) -> Entry:
         Field("title", latex_title(str(data["title"]))),
         Field("author", " and ".join(_person(a) for a in data.get("authors", []))),
         Field("year", str(data["year"])),
-        Field(venue_field, _latex(venue)),
+        Field(venue_field, bib_text(venue)),
     ]
     if ids.get("doi"):
-        fields.append(Field("doi", ids["doi"]))
+        fields.append(Field("doi", bib_verbatim(str(ids["doi"]))))
     if ids.get("arxiv"):
-        fields += [Field("eprint", ids["arxiv"]), Field("archiveprefix", "arXiv")]
-    fields.append(Field("url", str(data["url"])))
+        fields += [
+            Field("eprint", bib_verbatim(str(ids["arxiv"]))),
+            Field("archiveprefix", "arXiv"),
+        ]
+    fields.append(Field("url", bib_verbatim(str(data["url"]))))
     return Entry(kind, str(data["key"]), fields)
 
 
@@ -132,7 +140,8 @@ def to_json(corpus: Corpus) -> str:
 
 
 def to_csv(corpus: Corpus) -> str:
-    """One row per entry; lists joined with '; ', id schemes as ids.<scheme> columns."""
+    """One row per entry; lists joined with '; ', id schemes as ids.<scheme> columns; cells
+    that a spreadsheet would run as formulas are neutralised (see escape.csv_cell)."""
     rows = papers(corpus)
     columns = corpus.taxonomy.allowed_fields("paper")
     schemes = list(corpus.taxonomy.id_schemes)
@@ -147,11 +156,13 @@ def to_csv(corpus: Corpus) -> str:
         for col in header:
             value = ids.get(col[4:]) if col.startswith("ids.") else d.get(col)
             row.append(
-                "; ".join(map(str, value))
-                if isinstance(value, list)
-                else ""
-                if value is None
-                else value
+                csv_cell(
+                    "; ".join(map(str, value))
+                    if isinstance(value, list)
+                    else ""
+                    if value is None
+                    else value
+                )
             )
         writer.writerow(row)
     return buf.getvalue()

@@ -45,6 +45,10 @@ CODES: dict[str, str] = {
     "unsafe-key": "A file name that is not a safe key.",
     "key-mismatch": "The key field differs from the file name.",
     "whitespace": "Text with leading or trailing spaces.",
+    "control-character": "Text holding a control character (NUL, C0, C1), or a line break "
+    "outside a text field.",
+    "bidi-control": "Text holding a bidirectional embedding, override or isolate character.",
+    "too-many-items": "A file holding more YAML items than any record needs.",
     "duplicate-key": "Two records share a key.",
     "duplicate-id": "Two records share an arXiv id, DOI or other identifier.",
     "near-duplicate-title": "Two records have near-identical titles.",

@@ -11,7 +11,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from safewrite.files import write_file
+
 from .corpus import Corpus
+from .errors import CommandError
+from .escape import md_text, md_url
 from .site import grouped, safe_url, shared_labels, tags_of
 from .stats import corpus_hash
 from .views import load_views
@@ -21,7 +25,7 @@ END = "<!-- END GENERATED: awesome list -->"
 UNLISTED = {"Contributing", "Footnotes", "Related Lists"}  # never in the table of contents
 
 
-class ReadmeError(ValueError):
+class ReadmeError(CommandError):
     """README.md lacks the markers that delimit the generated block."""
 
 
@@ -30,14 +34,9 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
-def _md(text: str) -> str:
-    """Escape what Markdown would read as markup inside list text."""
-    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", str(text))
-
-
 def _author(data: dict[str, Any]) -> str:
     authors = [a for a in data.get("authors", []) if a != "others"]
-    first = authors[0].split(",")[0].strip() if authors else "Anonymous"
+    first = (authors[0].split(",")[0].strip() if authors else "") or "Anonymous"
     first = first[0].upper() + first[1:]  # sentence-initial capital: "de Witt" -> "De Witt"
     more = len(data.get("authors", [])) > 1
     return f"{first}{' et al.' if more else ''}, {data.get('year')}"
@@ -52,9 +51,11 @@ def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str], shared: set[
         f"{t.code} {t.label}" if t.code else f"{t.axis_label}: {t.label}" for t in tags
     )
     summary = str(data.get("summary", "")).strip().rstrip(".")
-    url = safe_url(data.get("url")) or f"papers/{data['key']}.yaml"
-    tail = f" _{_md(shown)}._" if shown else ""
-    return f"- [{_md(data['title'])}]({url}) - {_md(_author(data))}. {_md(summary)}.{tail}"
+    url = md_url(safe_url(data.get("url")) or f"papers/{data['key']}.yaml")
+    tail = f" _{md_text(shown)}._" if shown else ""
+    return (
+        f"- [{md_text(data['title'])}]({url}) - {md_text(_author(data))}. {md_text(summary)}.{tail}"
+    )
 
 
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
@@ -90,7 +91,9 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
 def render_readme(corpus: Corpus, current: str) -> str:
     """README text with the generated block replaced."""
     if current.count(BEGIN) != 1 or current.count(END) != 1:
-        raise ReadmeError(f"README.md must hold the markers once each:\n{BEGIN}\n{END}")
+        raise ReadmeError(
+            "readme-markers", f"README.md must hold the markers once each: {BEGIN} {END}"
+        )
     head, rest = current.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     tail_headings = re.findall(r"^## (.+?)\s*$", tail, flags=re.MULTILINE)
@@ -98,11 +101,15 @@ def render_readme(corpus: Corpus, current: str) -> str:
 
 
 def update_readme(corpus: Corpus, path: Path, check_only: bool = False) -> bool:
-    """Rewrite the generated block; True when README.md changed (or would change)."""
-    current = path.read_text(encoding="utf-8")
+    """Rewrite the generated block; True when README.md changed (or would change). The
+    caller holds the corpus lock (outputs.corpus_lock) when it writes."""
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReadmeError(
+            "unreadable-input", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from exc
     new = render_readme(corpus, current)
     if new != current and not check_only:
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(new, encoding="utf-8")
-        tmp.replace(path)
+        write_file(path, new.encode(), clean=True)
     return new != current

@@ -250,6 +250,16 @@ def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tup
 
 def write_site(corpus: Corpus, out: Path, progress: Progress | None = None) -> tuple[int, int]:
     """Build and write the site; returns (files in the site, files actually rewritten)."""
-    from .atomic import write_tree
+    from safewrite.tree import write_tree
 
-    return write_tree(out, site_files(corpus, progress), progress)
+    from . import outputs
+
+    return write_tree(
+        out,
+        site_files(corpus, progress),
+        outputs.TOOL,
+        "site",
+        outputs.keep(corpus),
+        outputs.record_folders(corpus),
+        progress,
+    )

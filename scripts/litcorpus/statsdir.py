@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .atomic import stale, write_tree
+from safewrite.tree import stale, write_tree
+
+from . import outputs
 from .corpus import Corpus
 from .export import EXPORTERS
 from .plots import build_figures
@@ -76,10 +78,18 @@ def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]
 
 def write_stats(corpus: Corpus, out: Path, progress: Progress | None = None) -> dict[str, Any]:
     stats, files = build_stats_files(corpus)
-    write_tree(out, files, progress)
+    write_tree(
+        out,
+        files,
+        outputs.TOOL,
+        "stats",
+        outputs.keep(corpus),
+        outputs.record_folders(corpus),
+        progress,
+    )
     return stats
 
 
 def stale_stats(corpus: Corpus, out: Path) -> list[str]:
     """Files of OUT that `write_stats` would change."""
-    return stale(out, build_stats_files(corpus)[1])
+    return stale(out, build_stats_files(corpus)[1], outputs.TOOL, "stats")

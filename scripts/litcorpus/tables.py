@@ -9,25 +9,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .escape import csv_cell, latex_text, md_text
 from .taxonomy import Taxonomy
 
 Cell = str | int | float | None
-_LATEX = {
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "\\": r"\textbackslash{}",
-}
 STATE_MARK = {"expected_empty": "n/a", "empty": "0"}
 
 
@@ -44,7 +32,7 @@ class Table:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(self.header)
-        writer.writerows([["" if c is None else c for c in row] for row in self.rows])
+        writer.writerows([["" if c is None else csv_cell(c) for c in row] for row in self.rows])
         return buf.getvalue()
 
     @property
@@ -60,39 +48,36 @@ def _fmt(cell: Cell) -> str:
     return str(cell)
 
 
-def latex_escape(text: str) -> str:
-    return re.sub(r"[&%$#_{}~^\\]", lambda m: _LATEX[m.group()], text)
-
-
 def render(table: Table, version: str, corpus_hash: str) -> dict[str, str]:
     """The table's three files: {extension: text}."""
     cite = f"{table.id}, corpus {version} ({corpus_hash}), sha256:{table.sha256}"
     table.provenance = cite
     note = f" {table.note}" if table.note else ""
-    csv_text = f"# Table {cite}. {table.title}.{note}\n" + table.body_csv()
+    comment = " ".join(f"Table {cite}. {table.title}.{note}".split())
+    csv_text = f"# {comment}\n" + table.body_csv()
     align = "l" + "r" * (len(table.header) - 1)
     tex = [
         f"% Table {cite}",
         r"\begin{table}[t]",
         r"\centering",
-        rf"\caption{{{latex_escape(table.title)}.{latex_escape(note)} "
-        rf"[{latex_escape(cite)}]}}",
+        rf"\caption{{{latex_text(table.title)}.{latex_text(note)} "
+        rf"[{latex_text(cite)}]}}",
         rf"\label{{tab:{table.id}}}",
         rf"\begin{{tabular}}{{{align}}}",
         r"\toprule",
-        " & ".join(latex_escape(h) for h in table.header) + r" \\",
+        " & ".join(latex_text(h) for h in table.header) + r" \\",
         r"\midrule",
     ]
-    tex += [" & ".join(latex_escape(_fmt(c)) for c in row) + r" \\" for row in table.rows]
+    tex += [" & ".join(latex_text(_fmt(c)) for c in row) + r" \\" for row in table.rows]
     tex += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     md = [
-        f"**Table {table.id}.** {table.title}.{note} _(corpus {version}, {corpus_hash}; "
-        f"sha256:{table.sha256})_",
+        f"**Table {table.id}.** {md_text(f'{table.title}.{note}')} "
+        f"_(corpus {version}, {corpus_hash}; sha256:{table.sha256})_",
         "",
-        "| " + " | ".join(table.header) + " |",
+        "| " + " | ".join(md_text(h) for h in table.header) + " |",
         "|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|",
     ]
-    md += ["| " + " | ".join(_fmt(c).replace("|", r"\|") for c in row) + " |" for row in table.rows]
+    md += ["| " + " | ".join(md_text(_fmt(c)) for c in row) + " |" for row in table.rows]
     return {"csv": csv_text, "tex": "\n".join(tex), "md": "\n".join(md) + "\n"}
 
 

@@ -7,10 +7,17 @@ from functools import lru_cache
 
 import jinja2
 
+from .escape import md_text
+
+
+def md_code(text: object) -> str:
+    """TEXT for a Markdown code span: one line, no backtick to end the span."""
+    return " ".join(str(text).replace("`", "'").split())
+
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("litcorpus", "templates"),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html.j2", "xml.j2"), disabled_extensions=("md.j2",), default=True
@@ -20,3 +27,6 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["md"] = md_text  # every data value in a Markdown template goes through these
+    env.filters["md_code"] = md_code
+    return env

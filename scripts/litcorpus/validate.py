@@ -9,7 +9,7 @@ import datetime as dt
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from .agreement import agreement
 from .claims import load_claims
@@ -24,6 +24,12 @@ from .views import load_views
 from .yamlio import FieldPath
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+# C0 controls but the line feed, DEL and C1 controls: invisible, and harmful in every output.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+# Bidirectional embeddings, overrides and isolates: they reorder how text is displayed.
+BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+# Characters a URL never holds as they are (RFC 3986): they would end a link early elsewhere.
+URL_UNSAFE = re.compile(r"[\s\"'<>{}\\^`|]")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 MAX_SLUG = 80
 
@@ -84,6 +90,7 @@ class _RecordCheck:
             )
             return self.problems
         kind = self.tax.kinds[rec.kind]
+        self.characters(data, kind.fields)
         allowed = self.tax.allowed_fields(rec.kind)
         for name in data:
             if name not in allowed:
@@ -109,6 +116,39 @@ class _RecordCheck:
             self.axis(axis, data)
         self.key(kind.fields[kind.key_field], data.get(kind.key_field))
         return self.problems
+
+    def characters(self, data: dict[str, Any], fields: dict[str, FieldSpec]) -> None:
+        """Control and bidirectional characters in any text of the record; a line break only
+        in fields of type text."""
+        stack: list[tuple[FieldPath, Any]] = [((k,), v) for k, v in data.items()]
+        while stack:
+            path, value = stack.pop()
+            if isinstance(value, dict):
+                stack += [((*path, k), v) for k, v in value.items()]
+            elif isinstance(value, list):
+                stack += [((*path, i), v) for i, v in enumerate(value)]
+            elif isinstance(value, str):
+                spec = fields.get(str(path[0]))
+                bad = CONTROL.search(value)
+                if bad is None and not (spec and spec.type == "text"):
+                    bad = re.search("\n", value)
+                if bad:
+                    self.problem(
+                        path,
+                        "control-character",
+                        f"holds the control character {bad.group()!r}",
+                        "a line break belongs only in text fields such as summary and notes"
+                        if bad.group() == "\n"
+                        else "delete it: most editors do not show it",
+                    )
+                bidi = BIDI.search(value)
+                if bidi:
+                    self.problem(
+                        path,
+                        "bidi-control",
+                        f"holds the bidirectional control U+{ord(bidi.group()):04X}",
+                        "delete it: it reorders how the text is shown",
+                    )
 
     def key(self, spec: FieldSpec, value: Any) -> None:
         stem, name = self.rec.stem, spec.id
@@ -206,12 +246,13 @@ class _RecordCheck:
                 f"URL scheme '{parts.scheme}' is not allowed",
                 "only http:// and https:// links are accepted",
             )
-        elif not parts.netloc or "." not in parts.netloc or re.search(r"\s", value):
+        elif not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value):
             self.problem(
                 path,
                 "bad-url",
                 f"'{value}' is not a well-formed URL",
-                "one address, no spaces; put further addresses in extra_urls",
+                "one absolute address: no spaces, quotes, angle brackets, braces or unbalanced "
+                "parentheses (percent-encode them); put further addresses in extra_urls",
             )
 
     def date(self, path: FieldPath, value: str, min_year: int | None) -> None:
@@ -235,7 +276,7 @@ class _RecordCheck:
                 continue
             if not isinstance(name, str) or not name.strip():
                 self.problem(path, "bad-author", "an author must be a non-empty name")
-            elif name.count(",") > 1 or name.strip().endswith(","):
+            elif name.count(",") > 1 or name.strip().endswith(",") or name.strip()[0] == ",":
                 self.problem(
                     path,
                     "bad-author",
@@ -342,6 +383,24 @@ class _RecordCheck:
                     f"use '{found.replaced_by}'",
                     "warning",
                 )
+
+
+def _host_ok(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        return False
+    return bool(parts.hostname) and "." in str(parts.hostname)
+
+
+def _balanced(text: str) -> bool:
+    """Whether every parenthesis in TEXT closes one opened before it."""
+    depth = 0
+    for c in text:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _check_slice(job: tuple[Corpus, dt.date], start: int, stop: int) -> list[Problem]:

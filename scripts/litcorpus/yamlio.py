@@ -4,8 +4,8 @@ YAML 1.1 silently retypes plain scalars (`yes` -> True, `2412.01920` -> 2412.019
 reader keeps such scalars as their text and records them in `Document.implicit`, so the
 validator can ask for quotes where another YAML reader would change the value. Decimal integers
 become ints, empty scalars None. Anchors and aliases, unknown tags, duplicate keys, deep
-nesting, oversized, binary and non-UTF-8 files, and pipes or devices, become problems instead of
-exceptions.
+nesting, oversized files and files of too many items, binary and non-UTF-8 files, and pipes or
+devices, become problems instead of exceptions.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 FieldPath = tuple[str | int, ...]
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 32
+MAX_ITEMS = 20_000  # parse events (scalars, lists, mappings): records hold a few hundred
+SCAN_FROM = 64 << 10  # files this large are counted before they are composed
 _CORE = "tag:yaml.org,2002:"
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 _KNOWN_TAGS = {
@@ -52,6 +54,18 @@ class Document:
                 return self.positions[path]
             path = path[:-1]
         return self.positions.get((), (None, None))
+
+
+def _too_many_items(text: str) -> bool:
+    """Whether TEXT holds more than MAX_ITEMS scalars and collections, found by streaming its
+    parse events (building the node tree of a huge list would cost its size in memory)."""
+    try:
+        for n, _ in enumerate(yaml.parse(text, Loader=_Loader)):
+            if n > MAX_ITEMS:
+                return True
+    except yaml.YAMLError:
+        return False  # the composer reports it, with its place
+    return False
 
 
 def _line_of(raw: bytes, offset: int) -> int:
@@ -112,6 +126,12 @@ def read_document(file: Path, rel: str, max_bytes: int = MAX_BYTES) -> Document:
             "file uses CR or CRLF line endings",
             "save it with LF (Unix) line endings",
             _line_of(raw, raw.index(b"\r")),
+        )
+    if len(raw) > SCAN_FROM and _too_many_items(text):
+        return fail(
+            "too-many-items",
+            f"file holds more than {MAX_ITEMS:,} YAML items",
+            "an entry holds a few dozen fields and short lists: is this the right file?",
         )
     try:
         node = yaml.compose(text, Loader=_Loader)

@@ -1,0 +1,299 @@
+"""Bad inputs for the commands that write: refused output paths, failed writes, bad refs and
+bad BibTeX, run as commands a careless, hurried or hostile user would type.
+
+Each case prepares a fresh copy of the small corpus (and, beside it, whatever the case
+needs), runs one command in a child process under limits (address space, file size, another
+user where the case needs permissions to bite), and then requires: the expected exit status
+(2 for a usage error, 1 otherwise), the expected error code in the single line on stderr, no
+traceback, and every file below the case's folder byte for byte as it was: nothing written,
+nothing overwritten, no temporary file left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from conftest import make_mini_root
+from test_bad_inputs import snapshot
+
+BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex"
+LOCK = ".litcorpus.lock"  # the lock file `add` holds; it stays, empty, by design
+Argv = Callable[[Path, Path], list[str]]  # (corpus root, scratch folder beside it) -> argv
+
+
+class BadCommand(NamedTuple):
+    id: str
+    argv: Argv
+    code: str
+    exit: int
+    setup: Callable[[Path, Path], object] = lambda root, scratch: None
+    file_size: int | None = None  # RLIMIT_FSIZE in bytes: writes past it fail with EFBIG
+    memory: int | None = None  # RLIMIT_AS in bytes
+    read_only: bool = False  # every folder and file of the case is read-only, even for root
+    stdout_closed: bool = False  # the reader of standard output is gone (`| head`)
+
+
+def lit(*args: str | Callable[[Path, Path], str]) -> Argv:
+    """`litcorpus COMMAND --root ROOT ARGS...`; a callable argument is given (root, scratch)."""
+    return lambda root, scratch: [
+        "litcorpus",
+        str(args[0]),
+        "--root",
+        str(root),
+        *[a(root, scratch) if callable(a) else a for a in args[1:]],
+    ]
+
+
+def at(rel: str) -> Callable[[Path, Path], str]:
+    """A path relative to the corpus root (or, with a leading '^/', to the scratch folder)."""
+    return lambda root, scratch: str(scratch / rel[2:] if rel.startswith("^/") else root / rel)
+
+
+def make_dir(rel: str, files: dict[str, str] | None = None) -> Callable[[Path, Path], None]:
+    def action(root: Path, scratch: Path) -> None:
+        folder = Path(at(rel)(root, scratch))
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in (files or {}).items():
+            (folder / name).write_text(text, encoding="utf-8")
+
+    return action
+
+
+def run_first(*argv: str) -> Callable[[Path, Path], None]:
+    """Run a litcorpus command as setup (an earlier output the case then reuses)."""
+
+    def action(root: Path, scratch: Path) -> None:
+        args = [a.replace("ROOT", str(root)).replace("SCRATCH", str(scratch)) for a in argv]
+        subprocess.run(
+            [sys.executable, "-m", "litcorpus", *args, "--root", str(root)],
+            check=True,
+            capture_output=True,
+        )
+
+    return action
+
+
+def both(*actions: Callable[[Path, Path], object]) -> Callable[[Path, Path], None]:
+    def action(root: Path, scratch: Path) -> None:
+        for a in actions:
+            a(root, scratch)
+
+    return action
+
+
+def git_commit(root: Path, scratch: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "corpus"]):
+        subprocess.run(
+            ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            check=True,
+            capture_output=True,
+        )
+
+
+def bib(text: str) -> Callable[[Path, Path], None]:
+    return lambda root, scratch: (scratch / "in.bib").write_text(text, encoding="utf-8")
+
+
+NEW_BIB = "@article{new2026,\n  title = {A New Paper on Agents},\n  author = {Doe, Jane},\n}\n"
+
+# fmt: off
+CASES: list[BadCommand] = [
+    # Output folders that are, hold or lie in what the tool did not write.
+    BadCommand("stats-out-root", lit("stats", "--out", at(".")), "output-refused", 2),
+    BadCommand("stats-out-above-root", lit("stats", "--out", at("..")), "output-refused", 2),
+    BadCommand("site-out-papers", lit("site", "--out", at("papers")), "output-refused", 2),
+    BadCommand("site-out-inside-exclusions", lit("site", "--out", at("exclusions/site")),
+               "output-refused", 2),
+    BadCommand("site-out-git", lit("site", "--out", at(".git")), "output-refused", 2,
+               make_dir(".git", {"HEAD": "ref: refs/heads/main\n"})),
+    BadCommand("site-out-inside-git", lit("site", "--out", at(".git/site")), "output-refused", 2,
+               make_dir(".git", {"HEAD": "ref: refs/heads/main\n"})),
+    BadCommand("stats-out-other-repository", lit("stats", "--out", at("^/other")),
+               "output-refused", 2, make_dir("^/other/.git")),
+    BadCommand("stats-out-folder-with-notes", lit("stats", "--out", at("^/notes")),
+               "output-refused", 2, make_dir("^/notes", {"todo.txt": "mine\n"})),
+    BadCommand("site-out-over-stats-output", lit("site", "--out", at("^/out")),
+               "output-refused", 2, run_first("stats", "--out", "SCRATCH/out")),
+    BadCommand("stats-out-own-output-with-user-file", lit("stats", "--out", at("^/out")),
+               "output-refused", 2, both(run_first("stats", "--out", "SCRATCH/out"),
+                                         make_dir("^/out", {"notes.md": "mine\n"}))),
+    BadCommand("site-out-symlink", lit("site", "--out", at("^/link")), "output-refused", 2,
+               lambda root, scratch: os.symlink(root / "papers", scratch / "link")),
+    BadCommand("site-out-regular-file", lit("site", "--out", at("^/file")), "output-refused", 2,
+               lambda root, scratch: (scratch / "file").write_text("mine\n")),
+    BadCommand("stats-out-missing-parent", lit("stats", "--out", at("^/absent/stats")),
+               "output-missing-folder", 2),
+    # Output files that would replace what the tool did not write.
+    BadCommand("export-out-taxonomy", lit("export", "--format", "bibtex", "--out",
+               at("taxonomy.yaml")), "output-refused", 2),
+    BadCommand("export-out-record", lit("export", "--format", "csv", "--out",
+               at("papers/alpha-rl.yaml")), "output-refused", 2),
+    BadCommand("export-out-new-file-in-papers", lit("export", "--format", "json", "--out",
+               at("papers/export.json")), "output-refused", 2),
+    BadCommand("export-out-folder", lit("export", "--format", "csv", "--out", at("^/")),
+               "output-refused", 2),
+    BadCommand("export-out-fifo", lit("export", "--format", "csv", "--out", at("^/pipe")),
+               "output-refused", 2, lambda root, scratch: os.mkfifo(scratch / "pipe")),
+    BadCommand("export-out-symlink-to-taxonomy", lit("export", "--format", "csv", "--out",
+               at("^/link.csv")), "output-refused", 2,
+               lambda root, scratch: os.symlink(root / "taxonomy.yaml", scratch / "link.csv")),
+    BadCommand("export-out-tracked-file", lit("export", "--format", "csv", "--out",
+               at("reviews/second-reader.csv")), "output-refused", 2, git_commit),
+    BadCommand("export-out-missing-folder", lit("export", "--format", "csv", "--out",
+               at("^/absent/x.csv")), "output-missing-folder", 2),
+    # Refs that git would read as options, and refs that name nothing.
+    BadCommand("diff-ref-is-an-option", lit("diff", "--", "--output=taxonomy.yaml"),
+               "bad-ref", 2, git_commit),
+    BadCommand("diff-unknown-ref", lit("diff", "no-such-branch"), "bad-ref", 1, git_commit),
+    BadCommand("links-since-is-an-option", lit("links", "--changed-since=--output=x"),
+               "bad-ref", 2, git_commit),
+    # Writes the system refuses: no permission, a file-size limit (a full disk, for a write).
+    BadCommand("stats-unwritable-tree", lit("stats"), "write-failed", 1, read_only=True),
+    BadCommand("site-unwritable-tree", lit("site"), "write-failed", 1, read_only=True),
+    BadCommand("readme-unwritable", lit("readme"), "write-failed", 1,
+               lambda root, scratch: (root / "README.md").write_text(
+                   "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+                   "<!-- END GENERATED: awesome list -->\n"), read_only=True),
+    BadCommand("add-unwritable-tree", lit("add", "--bibtex", at("^/in.bib")), "write-failed", 1,
+               bib(NEW_BIB), read_only=True),
+    BadCommand("export-unwritable-folder", lit("export", "--format", "csv", "--out",
+               at("^/ro/x.csv")), "write-failed", 1, make_dir("^/ro"), read_only=True),
+    BadCommand("stats-file-size-limit", lit("stats"), "write-failed", 1,
+               run_first("stats"), file_size=2000),
+    BadCommand("site-file-size-limit", lit("site"), "write-failed", 1, file_size=2000),
+    BadCommand("readme-file-size-limit", lit("readme"), "write-failed", 1,
+               lambda root, scratch: (root / "README.md").write_text(
+                   "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+                   "<!-- END GENERATED: awesome list -->\n"), file_size=200),
+    BadCommand("export-file-size-limit", lit("export", "--format", "json", "--out",
+               at("^/corpus.json")), "write-failed", 1, file_size=300),
+    BadCommand("add-file-size-limit", lit("add", "--bibtex", at("^/in.bib")), "write-failed", 1,
+               both(bib(NEW_BIB), lambda root, scratch: (root / LOCK).touch()), file_size=600),
+    BadCommand("stats-out-of-memory", lit("stats", "--out", at("^/stats")), "out-of-memory", 1,
+               memory=160 << 20),
+    BadCommand("check-json-reader-gone", lit("check", "--format", "json"), "", 1,
+               lambda root, scratch: (root / "papers/alpha-rl.yaml").write_text("key: x\n"),
+               stdout_closed=True),
+    # BibTeX that cannot be added as it stands.
+    BadCommand("add-bibtex-repeated-key", lit("add", "--bibtex", at("^/in.bib")),
+               "bibtex-invalid", 1, bib(NEW_BIB + NEW_BIB.replace("A New", "Another"))),
+    BadCommand("add-bibtex-repeated-field", lit("add", "--bibtex", at("^/in.bib")),
+               "bibtex-invalid", 1, bib(NEW_BIB.replace("  author", "  year = 2026,\n  year = "
+                                                         "2025,\n  author"))),
+    BadCommand("add-bibtex-near-duplicates-in-file", lit("add", "--bibtex", at("^/in.bib")),
+               "add-refused", 1, bib(NEW_BIB + NEW_BIB.replace("new2026", "new2026b")
+                                     .replace("Paper on", "Paper On"))),
+    BadCommand("add-bibtex-duplicates-corpus", lit("add", "--bibtex", at("^/in.bib")),
+               "add-refused", 1, bib(NEW_BIB.replace("  title", "  eprint = {2501.00001},\n"
+                                                     "  title"))),
+    BadCommand("add-bibtex-fifo", lit("add", "--bibtex", at("^/in.bib")), "unreadable-input", 1,
+               lambda root, scratch: os.mkfifo(scratch / "in.bib")),
+    BadCommand("add-bibtex-latin1", lit("add", "--bibtex", at("^/in.bib")), "unreadable-input",
+               1, lambda root, scratch: (scratch / "in.bib").write_bytes(
+                   NEW_BIB.replace("Doe", "D\xf6e").encode("latin-1"))),
+    BadCommand("add-bibtex-unclosed", lit("add", "--bibtex", at("^/in.bib")), "bibtex-invalid",
+               1, bib(NEW_BIB.replace("Agents}", "Agents"))),
+]
+# fmt: on
+
+
+# Applies the case's limits, then becomes the command (exec keeps the limits and the ignored
+# SIGXFSZ, so a write past the file-size limit fails with EFBIG instead of killing the run).
+LAUNCHER = """
+import json, os, resource, signal, sys
+opts = json.loads(sys.argv[1])
+if opts["file_size"]:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (opts["file_size"], opts["file_size"]))
+if opts["memory"]:
+    resource.setrlimit(resource.RLIMIT_AS, (opts["memory"], opts["memory"]))
+if opts["stdout_closed"]:
+    read, write = os.pipe()
+    os.close(read)
+    os.dup2(write, 1)
+command = [sys.executable, "-m", *sys.argv[2:]]
+if opts["read_only"] and os.geteuid() == 0:  # root ignores permissions unless it drops these
+    command = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *command]
+os.execvp(command[0], command)
+"""
+
+
+class Result(NamedTuple):
+    exit: int
+    stderr: str
+    changed: list[str]
+
+
+def attempt(case: BadCommand, base: Path) -> Result:
+    root = make_mini_root(base)
+    scratch = base / "scratch"
+    scratch.mkdir()
+    case.setup(root, scratch)
+    if case.read_only:
+        for folder, _, files in os.walk(base):
+            os.chmod(folder, 0o555)
+            for name in files:
+                if not os.path.islink(os.path.join(folder, name)):
+                    os.chmod(os.path.join(folder, name), 0o444)
+    before = {k: v for k, v in snapshot(base, skip=base / "none").items() if LOCK not in k}
+    opts = {
+        "file_size": case.file_size,
+        "memory": case.memory,
+        "read_only": case.read_only,
+        "stdout_closed": case.stdout_closed,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER, json.dumps(opts), *case.argv(root, scratch)],
+        cwd=scratch,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        pytest.fail(f"{case.id} did not finish within 120 s")
+    for folder, _, files in os.walk(base):
+        os.chmod(folder, 0o755)
+        for name in files:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), 0o644)
+    after = {k: v for k, v in snapshot(base, skip=base / "none").items() if LOCK not in k}
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    return Result(proc.returncode, err.decode("utf-8", "replace"), changed)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_command(case: BadCommand, tmp_path_factory: pytest.TempPathFactory) -> None:
+    base = tmp_path_factory.mktemp(case.id)
+    try:
+        result = attempt(case, base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    shown = f"exit {result.exit}\nstderr:\n{result.stderr[-3000:]}"
+    assert "Traceback" not in result.stderr, shown
+    assert result.exit == case.exit, shown
+    if case.code:
+        lines = result.stderr.strip().splitlines()
+        assert f": {case.code}: " in lines[0] or f"litcorpus: {case.code}" in lines[0], shown
+    else:
+        assert result.stderr == "", shown
+    assert result.changed == [], f"changed: {result.changed}\n{shown}"
+
+
+def test_cases_are_many_and_distinct() -> None:
+    assert len(CASES) >= 40
+    assert len({c.id for c in CASES}) == len(CASES)

@@ -1,0 +1,248 @@
+"""Exports read back by the programs that read them, on hostile text: pybtex and biber for
+BibTeX (exactly one entry per paper, every key kept), Python's csv (every cell back, formulas
+neutralised), markdown-it-py for the README list and stats/README.md (one link per entry, no
+HTML, no heading), and the LaTeX tables (no special character left unescaped).
+
+Records here are fuzzed past what `check` accepts, so the exporters are safe on their own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from pybtex.database import parse_string
+
+from conftest import REPO
+from litcorpus.corpus import Corpus, Record
+from litcorpus.escape import csv_cell, latex_text, md_url
+from litcorpus.export import to_bibtex, to_csv
+from litcorpus.readme import item
+from litcorpus.site import shared_labels
+from litcorpus.tables import Table, render
+from litcorpus.taxonomy import load_taxonomy
+from litcorpus.templating import environment
+from litcorpus.yamlio import Document
+
+TAXONOMY = load_taxonomy(REPO)[0]
+HOSTILE = [
+    "}",
+    "{",
+    "}}@misc{evil, title={x}}",
+    "\\",
+    "\\}",
+    "%",
+    "@",
+    '"',
+    "=cmd|' /C calc'!A0",
+    "+1",
+    "-2",
+    "@SUM(1)",
+    "\t",
+    "\r",
+    "\n## Injected heading\n",
+    "<script>alert(1)</script>",
+    "](javascript:x)",
+    "[x](y)",
+    "`code`",
+    "*_~|#",
+    "&lt;b&gt;",
+    "Café Über ß",
+    "$x^2$ & 50% #1",
+]
+text = st.lists(st.sampled_from(HOSTILE) | st.text(max_size=8), min_size=1, max_size=5).map("".join)
+urls = st.sampled_from(
+    [
+        "https://arxiv.org/abs/2501.00001",
+        "https://x.org/a}}@misc{evil,",
+        "https://x.org/a)<script>",
+        'https://x.org/"onmouseover=1',
+        "https://x.org/a b",
+        "https://x.org/(balanced)",
+        "https://x.org/%7Bencoded%7D",
+    ]
+)
+
+
+def corpus_of(records: list[dict[str, Any]]) -> Corpus:
+    corpus = Corpus(REPO, TAXONOMY)
+    for data in records:
+        path = f"papers/{data['key']}.yaml"
+        corpus.records.append(Record("paper", data["key"], path, Document(data)))
+    return corpus
+
+
+@st.composite
+def records(draw: st.DrawFn) -> list[dict[str, Any]]:
+    n = draw(st.integers(1, 4))
+    out = []
+    for i in range(n):
+        out.append(
+            {
+                "key": f"k{i}",
+                "title": draw(text),
+                "authors": draw(st.lists(text.map(lambda t: f"{t}, {t}"), min_size=1, max_size=3)),
+                "year": 2025,
+                "venue": draw(st.sampled_from(["arXiv", "NeurIPS 2025"]) | text),
+                "url": draw(urls),
+                "ids": {"doi": "10.1234/" + draw(text)} if draw(st.booleans()) else {},
+                "summary": draw(text),
+                "category": "rl_method",
+                "reward_type": "shared",
+                "credit_granularity": "agent",
+            }
+        )
+    return out
+
+
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(records())
+def test_bibtex_parses_in_pybtex_one_entry_per_paper(data: list[dict[str, Any]]) -> None:
+    bib = parse_string(to_bibtex(corpus_of(data)), "bibtex")
+    assert list(bib.entries) == [d["key"] for d in sorted(data, key=lambda d: d["key"])]
+    for d in data:
+        fields = bib.entries[d["key"]].fields
+        assert fields["year"] == "2025"
+        assert "{" not in fields["url"] and "}" not in fields["url"]
+
+
+def test_bibtex_parses_in_biber_one_entry_per_paper(tmp_path: Path) -> None:
+    """biber reads a hostile export whole: as many entries as papers, no error."""
+    biber = shutil.which("biber")
+    assert biber, "install Debian's biber (.ci/run does)"
+    data = [
+        {
+            "key": f"k{i}",
+            "title": hostile,
+            "authors": [f"{hostile}, Jane", "Org " + hostile],
+            "year": 2025,
+            "venue": hostile,
+            "url": "https://x.org/a}}@misc{evil,",
+            "ids": {"doi": "10.1234/" + hostile},
+        }
+        for i, hostile in enumerate(HOSTILE)
+    ]
+    source = tmp_path / "corpus.bib"
+    source.write_text(to_bibtex(corpus_of(data)), encoding="utf-8")
+    out = tmp_path / "out.bib"
+    run = subprocess.run(
+        [biber, "--tool", "--output-file", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "ERROR" not in run.stdout, run.stdout
+    keys = re.findall(r"^@\w+\{([^,]+),", out.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    assert sorted(keys) == sorted(d["key"] for d in data)
+
+
+@FUZZ
+@given(records())
+def test_csv_reads_back_every_cell_with_formulas_neutralised(data: list[dict[str, Any]]) -> None:
+    rows = list(csv.reader(io.StringIO(to_csv(corpus_of(data)))))
+    header, body = rows[0], rows[1:]
+    assert len(body) == len(data)
+    for row, d in zip(body, sorted(data, key=lambda d: d["key"]), strict=True):
+        cells = dict(zip(header, row, strict=True))
+        for name in ("title", "venue", "summary"):
+            assert cells[name] == csv_cell(d[name])
+        assert not cells["title"].startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+def test_csv_neutralises_as_owasp_says() -> None:
+    assert [csv_cell(v) for v in ["=1+1", "+1", "-1", "@x", "\tx", "\rx", "ok", 5]] == [
+        "'=1+1",
+        "'+1",
+        "'-1",
+        "'@x",
+        "'\tx",
+        "'\nx",  # a lone carriage return is written as the line break it stands for
+        "ok",
+        5,
+    ]
+
+
+MD = MarkdownIt("commonmark")
+
+
+def _inline_tokens(markdown: str) -> list[Any]:
+    tokens = MD.parse(markdown)
+    out = []
+    for t in tokens:
+        out.append(t)
+        out += t.children or []
+    return out
+
+
+@FUZZ
+@given(records())
+def test_readme_items_are_one_link_and_no_markup(data: list[dict[str, Any]]) -> None:
+    corpus = corpus_of(data)
+    shared = shared_labels(TAXONOMY)
+    for d in data:
+        line = item(d, corpus, ["reward_type"], shared)
+        assert "\n" not in line
+        tokens = _inline_tokens(line)
+        links = [t for t in tokens if t.type == "link_open"]
+        assert [t.attrs["href"] for t in links] == [MD.normalizeLink(md_url(d["url"]))]
+        kinds = {t.type for t in tokens}
+        assert not kinds & {"html_inline", "html_block", "heading_open", "image"}
+
+
+def test_stats_readme_escapes_claim_text() -> None:
+    claim = {
+        "id": "x`y",
+        "text": "Held <script>alert(1)</script>\n## Injected heading [l](javascript:x)",
+        "boundary": "b\n# h",
+        "held": True,
+        "expected": "e",
+        "actual": "a",
+        "keys": [],
+    }
+    stats = {
+        "version": "v",
+        "corpus": {"hash": "h", "retained": 1, "excluded": 0, "audited": 1},
+        "claims": [claim],
+        "gaps": [{"id": "g", "label": "G <b>", "cells": []}],
+        "families": {},
+        "crosstabs": [],
+        "agreement": None,
+        "tables": [],
+    }
+    tables = {k: "" for k in ("gap-g", "scale-gap", "trend", "prisma")}
+    md = environment().get_template("stats_readme.md.j2").render(stats=stats, tables=tables)
+    kinds = {t.type for t in _inline_tokens(md)}
+    assert "html_inline" not in kinds and "html_block" not in kinds
+    tokens = MD.parse(md)
+    titles = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert titles[:4] == ["Corpus statistics", "Claims", "Coverage gaps", "G \\<b\\>"]
+    assert not [t for t in titles if "Injected" in t or t == "h"]
+    hrefs = [t.attrs["href"] for t in _inline_tokens(md) if t.type == "link_open"]
+    assert not [h for h in hrefs if h.startswith("javascript")]
+
+
+def test_latex_tables_escape_every_special_character() -> None:
+    specials = "& % $ # _ { } ~ ^ \\"
+    table = Table("t", f"Title {specials}", ["h" + specials], [[specials, 1]], note=specials)
+    tex = render(table, "v", "h")["tex"]
+    escaped = latex_text(specials)
+    assert f"{escaped} & 1 \\\\" in tex.splitlines()
+    assert f"h{escaped} \\\\" in tex and f"Title {escaped}." in tex
+    # every special is escaped: undoing the escapes gives the text back, and nothing is bare
+    undo = {r"\textasciitilde{}": "~", r"\textasciicircum{}": "^", r"\textbackslash{}": "\\"}
+    back = re.sub(r"\\textasciitilde\{\}|\\textasciicircum\{\}|\\textbackslash\{\}|\\([&%$#_{}])",
+                  lambda m: m.group(1) or undo[m.group()], escaped)  # fmt: skip
+    assert back == specials
+    assert not re.search(r"(?<!\\)[&%$#_~^]", escaped.replace("{}", ""))
