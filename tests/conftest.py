@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One figure cache for the whole run, subprocesses included: a figure whose data some
+    earlier test already drew is not drawn again (plots.build_figures)."""
+    if "LITCORPUS_CACHE" not in os.environ:
+        os.environ["LITCORPUS_CACHE"] = tempfile.mkdtemp(prefix="litcorpus-test-cache-")
 
 
 def make_mini_root(parent: Path) -> Path:

@@ -3,6 +3,7 @@ its record folders and .git (see safewrite.paths), and the files a run reads."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,13 @@ LOCK_FILE = ".litcorpus.lock"  # held by the runs that write into the corpus (ad
 JOURNAL = ".litcorpus.journal"  # what an add is placing, until it is done
 # Files at the root that the corpus reads or the tool maintains in place.
 ROOT_FILES = (TAXONOMY_FILE, "claims.yaml", "README.md", "CITATION.cff", "CHANGELOG.md")
+
+
+def cache_dir(root: Path, name: str) -> Path:
+    """Where drawn figures and other reusable work are kept: LITCORPUS_CACHE, or .cache/
+    below the root (git-ignored)."""
+    base = os.environ.get("LITCORPUS_CACHE")
+    return (Path(base) if base else root / ".cache" / "litcorpus") / name
 
 
 def record_folders(corpus: Corpus) -> list[Path]:

@@ -1,40 +1,55 @@
-"""Figures for stats/figures (matplotlib, SVG and PNG), byte-for-byte reproducible.
+"""Figures for stats/figures (matplotlib, SVG and PNG), byte-for-byte reproducible, and drawn
+only when their content changes.
 
-Reads the stats dict and the taxonomy; `build_figures` returns {name: {ext: bytes}}. Colours
-come from the Okabe-Ito palette, which stays distinct under the common colour-vision
-deficiencies; every figure carries text labels, not colour alone.
+`figure_specs` says what each figure shows: its drawing function and the plain data it reads
+(counts, cells and labels already resolved from the taxonomy). `build_figures` turns specs into
+{name: {ext: bytes}}, taking a figure from the cache (a folder of files named by the hash of
+that data, the drawing code and matplotlib's version) when it is there and drawing it
+otherwise. Colours come from the Okabe-Ito palette, which stays distinct under the common
+colour-vision deficiencies; every figure carries text labels, not colour alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 from collections.abc import Callable
-from functools import partial
-from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch, Rectangle
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 STATE_STYLE = {"filled": "#0072B2", "sparse": "#56B4E9", "unexpected": "#CC79A7"}
 EMPTY, EXPECTED = "#D55E00", "#999999"
 
-plt.rcParams.update(
-    {
-        "svg.hashsalt": "litcorpus",
-        "svg.fonttype": "none",
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "figure.dpi": 100,
-    }
-)
+
+@cache
+def _setup() -> None:
+    """Set matplotlib up once, on the first figure that has to be drawn (importing it takes
+    a second, which a run whose figures are all cached does not pay)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(
+        {
+            "svg.hashsalt": "litcorpus",
+            "svg.fonttype": "none",
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "figure.dpi": 100,
+        }
+    )
 
 
 def _save(fig: Figure) -> dict[str, bytes]:
@@ -43,39 +58,40 @@ def _save(fig: Figure) -> dict[str, bytes]:
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, metadata=meta, bbox_inches="tight", dpi=150)
         out[ext] = buf.getvalue()
+    import matplotlib.pyplot as plt
+
     plt.close(fig)
     return out
 
 
-def _label(tax: Taxonomy, axis: str, value: str) -> str:
-    a = tax.axes.get(axis)
-    v = a.by_id.get(value) if a else None
-    code = a.code_of(value) if a else None
-    name = v.label if v else value
-    return f"{code} {name}" if code else name
+def counts_grid(panels: list[list[Any]]) -> Figure:
+    """PANELS: [axis label, [[value label, n], ...]] for each axis."""
+    _setup()
+    import matplotlib.pyplot as plt
 
-
-def counts_grid(stats: dict[str, Any], tax: Taxonomy, kind: str) -> Figure:
-    axes = [a for a in tax.axes_for(kind)]
-    ncols = 3 if len(axes) > 4 else 2
-    nrows = -(-len(axes) // ncols)
+    ncols = 3 if len(panels) > 4 else 2
+    nrows = -(-len(panels) // ncols)
     fig, grid = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 2.6 * nrows), squeeze=False)
-    for ax, axis in zip(grid.flat, axes, strict=False):
-        counts = stats["counts"][axis.id]
-        labels = [_label(tax, axis.id, v) for v in counts][::-1]
-        values = list(counts.values())[::-1]
+    for ax, (title, bars) in zip(grid.flat, panels, strict=False):
+        labels = [label for label, _ in bars][::-1]
+        values = [n for _, n in bars][::-1]
         ax.barh(labels, values, color=OKABE_ITO[0])
         for y, n in enumerate(values):
             ax.text(n, y, f" {n}", va="center", fontsize=7)
-        ax.set_title(axis.label, fontsize=9, loc="left")
+        ax.set_title(title, fontsize=9, loc="left")
         ax.tick_params(axis="y", labelsize=7)
-    for ax in list(grid.flat)[len(axes) :]:
+    for ax in list(grid.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()
     return fig
 
 
-def gap_map(gap: dict[str, Any], tax: Taxonomy) -> Figure:
+def gap_map(gap: dict[str, Any], labels: dict[str, list[str]]) -> Figure:
+    """GAP: a gap table of stats.json; LABELS: its row and column labels."""
+    _setup()
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
     rows, cols = gap["rows"], gap["cols"]
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(cols), 0.9 + 0.45 * len(rows)))
     peak = max([c["count"] for c in gap["cells"]] + [1])
@@ -108,10 +124,8 @@ def gap_map(gap: dict[str, Any], tax: Taxonomy) -> Figure:
                 fontsize=7,
                 color="white" if state == "filled" else "black",
             )
-    ax.set_xticks(
-        range(len(cols)), [_label(tax, gap["cols_axis"], c) for c in cols], rotation=40, ha="right"
-    )
-    ax.set_yticks(range(len(rows)), [_label(tax, gap["rows_axis"], r) for r in rows][::-1])
+    ax.set_xticks(range(len(cols)), labels["cols"], rotation=40, ha="right")
+    ax.set_yticks(range(len(rows)), labels["rows"][::-1])
     ax.set_xlim(-0.6, len(cols) - 0.4)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_title(gap["label"], fontsize=9, loc="left")
@@ -131,21 +145,24 @@ def gap_map(gap: dict[str, Any], tax: Taxonomy) -> Figure:
     return fig
 
 
-def coverage(gap: dict[str, Any], tax: Taxonomy) -> Figure:
+def coverage(gap: dict[str, Any], labels: dict[str, Any]) -> Figure:
     """Stacked bars: entries per row value, split by column value."""
+    _setup()
+    import matplotlib.pyplot as plt
+
     rows, cols = gap["rows"], gap["cols"]
     grid = {(c["row"], c["col"]): c["count"] for c in gap["cells"]}
     fig, ax = plt.subplots(figsize=(6, 0.8 + 0.45 * len(rows)))
-    labels = [_label(tax, gap["rows_axis"], r) for r in rows][::-1]
+    row_labels = labels["rows"][::-1]
     left = [0] * len(rows)
     for i, col in enumerate(cols):
         values = [grid[(r, col)] for r in rows][::-1]
         ax.barh(
-            labels,
+            row_labels,
             values,
             left=left,
             color=OKABE_ITO[i % len(OKABE_ITO)],
-            label=_label(tax, gap["cols_axis"], col),
+            label=labels["cols"][i],
         )
         left = [a + b for a, b in zip(left, values, strict=True)]
     for y, total in enumerate(left):
@@ -161,7 +178,7 @@ def coverage(gap: dict[str, Any], tax: Taxonomy) -> Figure:
     ax.set_xlabel("entries")
     ax.set_title(gap["label"], fontsize=9, loc="left")
     ax.legend(
-        title=tax.axes[gap["cols_axis"]].label,
+        title=labels["cols_axis"],
         fontsize=7,
         title_fontsize=7,
         loc="lower right",
@@ -170,31 +187,36 @@ def coverage(gap: dict[str, Any], tax: Taxonomy) -> Figure:
     return fig
 
 
-def trend(stats: dict[str, Any], tax: Taxonomy) -> Figure:
-    t = stats["trend"]
+def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
+    """T: the trend of stats.json; LABELS: its column labels and the axis label."""
+    _setup()
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 3))
     xs = [str(y) for y in t["rows"]]
     bottom = [0] * len(xs)
-    for i, col in enumerate(t["cols"]):
+    for i in range(len(t["cols"])):
         values = [row[i] for row in t["cells"]]
         ax.bar(
             xs,
             values,
             bottom=bottom,
             color=OKABE_ITO[i % len(OKABE_ITO)],
-            label=_label(tax, t["by"], col),
+            label=labels["cols"][i],
         )
         bottom = [a + b for a, b in zip(bottom, values, strict=True)]
     ax.set_ylabel("entries")
-    ax.set_title(
-        f"Entries per {t['field']}, by {tax.axes[t['by']].label.lower()}", fontsize=9, loc="left"
-    )
+    ax.set_title(f"Entries per {t['field']}, by {labels['by'].lower()}", fontsize=9, loc="left")
     ax.legend(fontsize=7, frameon=False)
     return fig
 
 
-def prisma_flow(stats: dict[str, Any], tax: Taxonomy, reason_axis: str) -> Figure:
-    p = stats["prisma"]
+def prisma_flow(p: dict[str, Any], reasons: dict[str, str]) -> Figure:
+    """P: the flow of stats.json; REASONS: the label of each exclusion reason."""
+    _setup()
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyBboxPatch
+
     steps: list[tuple[str, int, dict[str, Any] | None]] = [
         ("Records identified", p["identified"], None)
     ]
@@ -225,10 +247,8 @@ def prisma_flow(stats: dict[str, Any], tax: Taxonomy, reason_axis: str) -> Figur
                 arrowprops={"arrowstyle": "->", "color": "#333333"},
             )
         if stage is not None:
-            reasons = (
-                "\n".join(
-                    f"{_label(tax, reason_axis, r)}: {k}" for r, k in stage["reasons"].items()
-                )
+            listed = (
+                "\n".join(f"{reasons.get(r, r)}: {k}" for r, k in stage["reasons"].items())
                 or "none"
             )
             ax.add_patch(
@@ -244,7 +264,7 @@ def prisma_flow(stats: dict[str, Any], tax: Taxonomy, reason_axis: str) -> Figur
             ax.text(
                 5.35,
                 y + 0.4,
-                f"Excluded: {stage['excluded']}\n{reasons}",
+                f"Excluded: {stage['excluded']}\n{listed}",
                 ha="left",
                 va="center",
                 fontsize=6.5,
@@ -258,8 +278,10 @@ def prisma_flow(stats: dict[str, Any], tax: Taxonomy, reason_axis: str) -> Figur
     return fig
 
 
-def scale_gap(stats: dict[str, Any]) -> Figure:
-    scale = stats["scale"]
+def scale_gap(scale: dict[str, Any]) -> Figure:
+    _setup()
+    import matplotlib.pyplot as plt
+
     fields = scale["fields"]
     fig, grid = plt.subplots(1, len(fields), figsize=(4.5 * len(fields), 3.6), squeeze=False)
     for ax, name in zip(grid.flat, fields, strict=True):
@@ -315,20 +337,107 @@ def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
     return titles
 
 
-def build_figures(
-    stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None
-) -> dict[str, dict[str, bytes]]:
-    makers: dict[str, Callable[[], Figure]] = {}
+@dataclass(frozen=True, slots=True)
+class FigureSpec:
+    """One figure: its file name, how it is drawn, and the plain data the drawing reads."""
+
+    name: str
+    draw: Callable[..., Figure]
+    args: tuple[Any, ...]
+
+    def key(self) -> str:
+        """What the figure's bytes depend on: the data, the drawing code, matplotlib."""
+        digest = hashlib.sha256()
+        for part in (self.name, self.draw.__name__, _code_version(), _mpl_version()):
+            digest.update(part.encode() + b"\0")
+        digest.update(json.dumps(self.args, sort_keys=True, ensure_ascii=False).encode())
+        return digest.hexdigest()[:32]
+
+
+@cache
+def _code_version() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+@cache
+def _mpl_version() -> str:
+    return metadata.version("matplotlib")
+
+
+def _labels(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
+    a = tax.axes.get(axis)
+    out = []
+    for value in values:
+        v = a.by_id.get(value) if a else None
+        code = a.code_of(value) if a else None
+        name = v.label if v else value
+        out.append(f"{code} {name}" if code else name)
+    return out
+
+
+def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) -> list[FigureSpec]:
+    """Every figure of stats/figures, with the data it shows."""
+    specs = []
     for kind in tax.kinds:
-        if tax.axes_for(kind):
-            makers[f"counts-{kind}"] = partial(counts_grid, stats, tax, kind)
+        axes = tax.axes_for(kind)
+        if axes:
+            panels = [
+                [a.label, [list(p) for p in zip(_labels(tax, a.id, list(stats["counts"][a.id])),
+                                                stats["counts"][a.id].values(), strict=True)]]
+                for a in axes
+            ]  # fmt: skip
+            specs.append(FigureSpec(f"counts-{kind}", counts_grid, (panels,)))
     for gap in stats["gaps"]:
-        makers[f"gap-{gap['id']}"] = partial(gap_map, gap, tax)
-        makers[f"coverage-{gap['id']}"] = partial(coverage, gap, tax)
+        labels = {
+            "rows": _labels(tax, gap["rows_axis"], gap["rows"]),
+            "cols": _labels(tax, gap["cols_axis"], gap["cols"]),
+            "cols_axis": tax.axes[gap["cols_axis"]].label,
+        }
+        specs.append(FigureSpec(f"gap-{gap['id']}", gap_map, (gap, labels)))
+        specs.append(FigureSpec(f"coverage-{gap['id']}", coverage, (gap, labels)))
     if "trend" in stats:
-        makers["trend"] = partial(trend, stats, tax)
+        t = stats["trend"]
+        labels = {"cols": _labels(tax, t["by"], t["cols"]), "by": tax.axes[t["by"]].label}
+        specs.append(FigureSpec("trend", trend, (t, labels)))
     if stats["prisma"] and reason_axis:
-        makers["prisma"] = partial(prisma_flow, stats, tax, reason_axis)
+        reasons = dict(zip(tax.axes[reason_axis].by_id,
+                           _labels(tax, reason_axis, list(tax.axes[reason_axis].by_id)),
+                           strict=True))  # fmt: skip
+        specs.append(FigureSpec("prisma", prisma_flow, (stats["prisma"], reasons)))
     if stats["scale"]["regimes"] and stats["scale"]["fields"]:
-        makers["scale-gap"] = partial(scale_gap, stats)
-    return {name: _save(make()) for name, make in makers.items()}
+        specs.append(FigureSpec("scale-gap", scale_gap, (stats["scale"],)))
+    return specs
+
+
+FORMATS = ("svg", "png")
+
+
+def build_figures(specs: list[FigureSpec], cache: Path | None) -> dict[str, dict[str, bytes]]:
+    """Each figure's files, from CACHE where its key is already there, else drawn (and kept
+    in CACHE for the next run)."""
+    out = {}
+    for spec in specs:
+        key = spec.key()
+        stored = {ext: cache / f"{key}.{ext}" for ext in FORMATS} if cache else {}
+        try:
+            out[spec.name] = {ext: path.read_bytes() for ext, path in stored.items()}
+            if len(out[spec.name]) == len(FORMATS):
+                continue
+        except OSError:
+            pass
+        out[spec.name] = _save(spec.draw(*spec.args))
+        if cache:
+            _keep(cache, key, out[spec.name])
+    return out
+
+
+def _keep(cache: Path, key: str, files: dict[str, bytes]) -> None:
+    """Store a drawn figure; a cache that cannot be written only costs time."""
+    from safewrite.files import write_file
+
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        for ext, data in files.items():
+            write_file(cache / f"{key}.{ext}", data)
+    except Exception:
+        pass

@@ -156,7 +156,9 @@ def build_site(corpus: Corpus) -> dict[str, bytes]:
 def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tuple[str, bytes]]:
     """Every file of the site as (relative path, bytes), each page as soon as it is made."""
     tax = corpus.taxonomy
-    stats, stats_files = build_stats_files(corpus)
+    from . import outputs
+
+    stats, stats_files = build_stats_files(corpus, outputs.cache_dir(corpus.root, "figures"))
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
     shared = shared_labels(tax)
     entries = [entry_view(r.data, tax, shared) for r in records]

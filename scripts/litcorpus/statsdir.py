@@ -14,7 +14,7 @@ from safewrite.tree import stale, write_tree
 from . import outputs
 from .corpus import Corpus
 from .export import EXPORTERS
-from .plots import build_figures
+from .plots import build_figures, figure_specs
 from .prisma import prisma2020_csv
 from .progress import Progress
 from .stats import compute_stats
@@ -30,8 +30,11 @@ EXPORT_FILES = {
 }
 
 
-def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The stats dict and every file of stats/ as {relative path: bytes}."""
+def build_stats_files(
+    corpus: Corpus, figure_cache: Path | None = None
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The stats dict and every file of stats/ as {relative path: bytes}; figures come from
+    FIGURE_CACHE when their content is unchanged (see plots)."""
     tax = corpus.taxonomy
     stats = compute_stats(corpus)
     views, _ = load_views(tax)
@@ -52,7 +55,7 @@ def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]
             }
         )
     reason_axis = views.prisma.get("reason_axis") if views.prisma else None
-    figures = build_figures(stats, tax, reason_axis)
+    figures = build_figures(figure_specs(stats, tax, reason_axis), figure_cache)
     for name, formats in figures.items():
         for ext, data in formats.items():
             files[f"figures/{name}.{ext}"] = data
@@ -77,7 +80,7 @@ def build_stats_files(corpus: Corpus) -> tuple[dict[str, Any], dict[str, bytes]]
 
 
 def write_stats(corpus: Corpus, out: Path, progress: Progress | None = None) -> dict[str, Any]:
-    stats, files = build_stats_files(corpus)
+    stats, files = build_stats_files(corpus, outputs.cache_dir(corpus.root, "figures"))
     write_tree(
         out,
         files,
