@@ -132,7 +132,8 @@ def to_json(corpus: Corpus) -> str:
 
 
 def to_csv(corpus: Corpus) -> str:
-    """One row per entry; lists joined with '; ', id schemes as ids.<scheme> columns."""
+    """One row per entry; lists joined with '; ', mappings as JSON, id schemes as ids.<scheme>
+    columns."""
     rows = papers(corpus)
     columns = corpus.taxonomy.allowed_fields("paper")
     schemes = list(corpus.taxonomy.id_schemes)
@@ -149,6 +150,8 @@ def to_csv(corpus: Corpus) -> str:
             row.append(
                 "; ".join(map(str, value))
                 if isinstance(value, list)
+                else json.dumps(value, ensure_ascii=False)
+                if isinstance(value, dict)
                 else ""
                 if value is None
                 else value
