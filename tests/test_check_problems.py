@@ -157,7 +157,7 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         X,
         8,
     ),
-    ("added-future", change(A, "added: 2026-05-04", "added: 2999-01-01"), "bad-date", A, 27),
+    ("added-future", change(A, "added: 2026-05-04", "added: 2999-01-01"), "bad-date", A, 28),
     ("added-before-1950", change(X, "added: 2026-05-04", 'added: "1949-12-31"'), "bad-date", X, 12),
     ("added-missing", change(A, "added: 2026-05-04\n", ""), "missing-field", A, 1),
     ("bad-author", change(A, "  - Doe, Jane", "  - Doe, Jane, Roe, Richard"), "bad-author", A, 4),

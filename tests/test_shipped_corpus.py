@@ -214,3 +214,13 @@ def test_files_are_quoted_for_other_yaml_readers(corpus: Corpus) -> None:
             if v[0] not in ("int",) and p[0] != "date_screened"
         }
         assert retyped == {}, rec.path
+
+
+def test_credit_strictness_follows_the_second_reader(corpus: Corpus) -> None:
+    """Where the second reader judged strict explicit credit, the corpus agrees with it."""
+    data = papers(corpus)
+    with open(REPO / "reviews" / "second-reader.csv", encoding="utf-8") as f:
+        judged = {row["key"]: row["strict_explicit_credit"] for row in csv.DictReader(f)}
+    for key, strict in judged.items():
+        expected = {"yes": "strict", "no": "broad"}[strict]
+        assert data[key].get("credit_strictness", "broad") == expected, key

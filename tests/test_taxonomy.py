@@ -21,6 +21,7 @@ def test_shipped_taxonomy_is_consistent() -> None:
         "is_rl",
         "reward_type",
         "credit_granularity",
+        "credit_strictness",
         "orchestration_form",
         "scenario",
         "is_core",
