@@ -201,6 +201,9 @@ def test_benchmarks_and_exclusions_are_coded(corpus: Corpus) -> None:
         set(d["benchmark_measures"]) != {"E1", "E2", "E3", "E4"}  # type: ignore[arg-type]
         for d in benchmarks
     )
+    for d in benchmarks:  # partial coverage: a dimension is full or partial, and never E1-E4
+        full, part = set(d["benchmark_measures"]), set(d.get("benchmark_measures_partial") or [])
+        assert not full & part and full | part != {"E1", "E2", "E3", "E4"}, d["key"]
     reasons = Counter(str(r.data["reason"]) for r in corpus.of("exclusion"))
     assert sum(reasons.values()) == 32 and len(reasons) >= 8
 

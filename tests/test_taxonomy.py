@@ -29,6 +29,7 @@ def test_shipped_taxonomy_is_consistent() -> None:
         "orchestration_decisions",
         "orchestration_designed",
         "benchmark_measures",
+        "benchmark_measures_partial",
     }
     assert {a.id for a in tax.axes_for("exclusion")} == {
         "source",
