@@ -164,7 +164,7 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         X,
         8,
     ),
-    ("added-future", change(A, "added: 2026-05-04", "added: 2999-01-01"), "bad-date", A, 24),
+    ("added-future", change(A, "added: 2026-05-04", "added: 2999-01-01"), "bad-date", A, 28),
     ("added-before-1950", change(X, "added: 2026-05-04", 'added: "1949-12-31"'), "bad-date", X, 12),
     ("added-missing", change(A, "added: 2026-05-04\n", ""), "missing-field", A, 1),
     ("bad-author", change(A, "  - Doe, Jane", "  - Doe, Jane, Roe, Richard"), "bad-author", A, 4),
@@ -193,6 +193,14 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         22,
     ),
     ("duplicate-value", change(A, "[spawn, delegate]", "[spawn, spawn]"), "duplicate-value", A, 20),
+    (
+        "missing-evidence",
+        change(A, "  delegate: {source: survey_figure", "  stop: {source: survey_figure"),
+        "missing-evidence",
+        A,
+        20,
+    ),
+    ("stray-evidence", change(A, "[spawn, delegate]", "[spawn]"), "stray-evidence", A, 26),
     (
         "unsafe-key",
         write("papers/Bad_Key.yaml", "key: Bad_Key\n"),
@@ -273,7 +281,7 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
     ),
     (
         "taxonomy-duplicate-code",
-        change(T, "{id: delegate, code: O2", "{id: delegate, code: O1"),
+        change(T, "{id: single_agent, code: X2", "{id: single_agent, code: X1"),
         "taxonomy-duplicate-code",
         T,
         None,

@@ -136,24 +136,52 @@ def test_summaries_are_our_own_words(corpus: Corpus, sentence_grams: dict) -> No
         assert not _copied(note, rec.stem, sentence_grams), rec.stem
 
 
-def test_orchestration_anchors_and_reasons(corpus: Corpus) -> None:
+# The survey's sub-decision figure (assets/orchestration_subdecisions.svg of the artifact).
+FIGURE_ANCHORS = {
+    ("kimi-k2-5", "spawn"),
+    ("agentspawn", "spawn"),
+    ("halo", "spawn"),
+    ("puppeteer", "delegate"),
+    ("paramanager", "delegate"),
+    ("debate-as-reward", "communicate"),
+    ("latentmas", "communicate"),
+    ("m-grpo", "aggregate"),
+    ("context-folding", "aggregate"),
+}
+O_AXES = ("orchestration_decisions", "orchestration_designed")
+
+
+def test_orchestration_anchors_and_provenance(corpus: Corpus) -> None:
+    """Every O-tag has an evidence item; survey_figure marks exactly the figure's anchors."""
     data = papers(corpus)
-    anchors = {
-        "kimi-k2-5": "spawn",
-        "agentspawn": "spawn",
-        "halo": "delegate",
-        "puppeteer": "delegate",
-        "paramanager": "delegate",
-        "debate-as-reward": "communicate",
-        "latentmas": "communicate",
-        "m-grpo": "aggregate",
-        "context-folding": "aggregate",
-    }
-    for key, decision in anchors.items():
-        assert decision in data[key]["orchestration_decisions"], key  # type: ignore[operator]
+    for key, decision in FIGURE_ANCHORS:
+        assert any(decision in (data[key].get(a) or []) for a in O_AXES), key
+    sourced = set()
     for key, d in data.items():
-        if d.get("orchestration_decisions"):
-            assert "Orchestration:" in str(d.get("notes", "")), f"{key} needs a reason in notes"
+        tagged = {v for a in O_AXES for v in d.get(a) or []}
+        evidence = d.get("orchestration_evidence") or {}
+        assert set(evidence) == tagged, key
+        assert not set(d.get("orchestration_decisions") or []) & set(
+            d.get("orchestration_designed") or []
+        ), f"{key}: a sub-decision is either learned or designed"
+        for decision, item in evidence.items():
+            assert item["source"] in ("survey_figure", "curator"), key
+            assert 0 < len(item["quote"].split()) <= 25, f"{key}: quote of at most 25 words"
+            assert item["where"].strip(), key
+            if item["source"] == "survey_figure":
+                sourced.add((key, decision))
+    assert sourced == FIGURE_ANCHORS
+
+
+def test_learned_orchestration_needs_learning_or_optimisation(corpus: Corpus) -> None:
+    """No O-tag in orchestration_decisions on an entry that neither learns nor optimizes
+    (is_rl no: no training and no search); such mechanisms go in orchestration_designed."""
+    untrained = [
+        k
+        for k, d in papers(corpus).items()
+        if d["is_rl"] == "no" and d.get("orchestration_decisions")
+    ]
+    assert untrained == []
 
 
 def test_no_rl_trained_entry_learns_to_stop(corpus: Corpus) -> None:
@@ -173,6 +201,9 @@ def test_benchmarks_and_exclusions_are_coded(corpus: Corpus) -> None:
         set(d["benchmark_measures"]) != {"E1", "E2", "E3", "E4"}  # type: ignore[arg-type]
         for d in benchmarks
     )
+    for d in benchmarks:  # partial coverage: a dimension is full or partial, and never E1-E4
+        full, part = set(d["benchmark_measures"]), set(d.get("benchmark_measures_partial") or [])
+        assert not full & part and full | part != {"E1", "E2", "E3", "E4"}, d["key"]
     reasons = Counter(str(r.data["reason"]) for r in corpus.of("exclusion"))
     assert sum(reasons.values()) == 32 and len(reasons) >= 8
 
@@ -186,3 +217,13 @@ def test_files_are_quoted_for_other_yaml_readers(corpus: Corpus) -> None:
             if v[0] not in ("int",) and p[0] != "date_screened"
         }
         assert retyped == {}, rec.path
+
+
+def test_credit_strictness_follows_the_second_reader(corpus: Corpus) -> None:
+    """Where the second reader judged strict explicit credit, the corpus agrees with it."""
+    data = papers(corpus)
+    with open(REPO / "reviews" / "second-reader.csv", encoding="utf-8") as f:
+        judged = {row["key"]: row["strict_explicit_credit"] for row in csv.DictReader(f)}
+    for key, strict in judged.items():
+        expected = {"yes": "strict", "no": "broad"}[strict]
+        assert data[key].get("credit_strictness", "broad") == expected, key

@@ -388,7 +388,8 @@ def render_entry(key: str, facts: dict[str, Any], corpus: Corpus, today: dt.date
         lines.append(f"# {axis.label} ({rule}): {kind} {allowed}")
         lines.append(f"{axis.id}:{' []' if axis.multi and not axis.required_when else ''}")
     lines.append("summary:  # one sentence, in your own words")
-    lines.append("notes:  # provenance; for orchestration_decisions start with 'Orchestration:'")
+    lines.append("notes:  # what you read (an arXiv id or address); say 'abstract only' if so")
+    lines.append("# each O-tag needs orchestration_evidence: {spawn: {source, quote, where}}")
     lines.append(f"added: {_q(today.isoformat())}")
     return "\n".join(lines) + "\n"
 

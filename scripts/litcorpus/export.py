@@ -140,8 +140,8 @@ def to_json(corpus: Corpus) -> str:
 
 
 def to_csv(corpus: Corpus) -> str:
-    """One row per entry; lists joined with '; ', id schemes as ids.<scheme> columns; cells
-    that a spreadsheet would run as formulas are neutralised (see escape.csv_cell)."""
+    """One row per entry; lists joined with '; ', mappings as JSON, id schemes as ids.<scheme>
+    columns; cells that a spreadsheet would run as formulas are neutralised (see escape)."""
     rows = papers(corpus)
     columns = corpus.taxonomy.allowed_fields("paper")
     schemes = list(corpus.taxonomy.id_schemes)
@@ -159,6 +159,8 @@ def to_csv(corpus: Corpus) -> str:
                 csv_cell(
                     "; ".join(map(str, value))
                     if isinstance(value, list)
+                    else json.dumps(value, ensure_ascii=False)
+                    if isinstance(value, dict)
                     else ""
                     if value is None
                     else value

@@ -42,6 +42,8 @@ CODES: dict[str, str] = {
     "retired-value": "A value the taxonomy has retired in favour of another.",
     "not-applicable": "An axis given for a record it does not apply to.",
     "duplicate-value": "The same value listed twice in a multi-valued axis.",
+    "missing-evidence": "A tagged value (an orchestration sub-decision) with no evidence item.",
+    "stray-evidence": "An evidence item for a value that no axis tags.",
     "unsafe-key": "A file name that is not a safe key.",
     "key-mismatch": "The key field differs from the file name.",
     "whitespace": "Text with leading or trailing spaces.",

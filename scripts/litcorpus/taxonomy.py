@@ -15,7 +15,7 @@ from .problems import Problem
 from .yamlio import Document, FieldPath, read_document
 
 TAXONOMY_FILE = "taxonomy.yaml"
-FIELD_TYPES = {"slug", "string", "text", "int", "date", "url", "urls", "authors", "ids"}
+FIELD_TYPES = {"slug", "string", "text", "int", "date", "url", "urls", "authors", "ids", "evidence"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,8 @@ class FieldSpec:
     pattern: str | None = None
     min: int | None = None
     max_years_ahead: int | None = None
+    axes: tuple[str, ...] = ()  # evidence: the axes whose tagged values need an item
+    sources: tuple[str, ...] = ()  # evidence: the allowed values of an item's source
 
 
 @dataclass(slots=True)
@@ -199,6 +201,8 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
                 r.get(f, fpath, "pattern", str, None),
                 r.get(f, fpath, "min", int, None),
                 r.get(f, fpath, "max_years_ahead", int, None),
+                tuple(map(str, r.get(f, fpath, "axes", list, []))),
+                tuple(map(str, r.get(f, fpath, "sources", list, []))),
             )
             if spec.type not in FIELD_TYPES:
                 r.problem(
@@ -301,6 +305,14 @@ def _check_references(r: _Reader, tax: Taxonomy) -> None:
                     "taxonomy-invalid",
                     f"kind '{kid}': {attr} '{getattr(kind, attr)}' is not a declared field",
                 )
+        for fid, spec in kind.fields.items():
+            for axis_id in spec.axes:
+                if axis_id not in tax.axes:
+                    r.problem(
+                        ("kinds", kid, "fields"),
+                        "taxonomy-invalid",
+                        f"field '{fid}' names unknown axis '{axis_id}'",
+                    )
     for i, axis in enumerate(tax.axes.values()):
         path: FieldPath = ("axes", i)
         if axis.applies_to not in tax.kinds:

@@ -102,7 +102,9 @@ class _RecordCheck:
                 )
         for spec in kind.fields.values():
             value = data.get(spec.id)
-            if value is None or value == "" or value == []:
+            if spec.type == "evidence":
+                self.evidence(spec, value, data)
+            elif value is None or value == "" or value == []:
                 if spec.required:
                     self.problem(
                         (spec.id,),
@@ -148,6 +150,57 @@ class _RecordCheck:
                         "bidi-control",
                         f"holds the bidirectional control U+{ord(bidi.group()):04X}",
                         "delete it: it reorders how the text is shown",
+                    )
+
+    def evidence(self, spec: FieldSpec, value: Any, data: dict[str, Any]) -> None:
+        """One item {source, quote, where} for each value tagged in SPEC's axes; no other."""
+        tagged: dict[str, FieldPath] = {}
+        for axis_id in spec.axes:
+            vals = data.get(axis_id)
+            for i, v in enumerate(vals if isinstance(vals, list) else [vals]):
+                if isinstance(v, str) and v:
+                    tagged.setdefault(v, (axis_id, i) if isinstance(vals, list) else (axis_id,))
+        if value in (None, "", []):
+            value = {}
+        if not isinstance(value, dict):
+            self.problem((spec.id,), "wrong-type", f"'{spec.id}' must be a mapping of value: item")
+            return
+        for v, path in tagged.items():
+            if v not in value:
+                self.problem(
+                    path,
+                    "missing-evidence",
+                    f"'{v}' is tagged but has no item in '{spec.id}'",
+                    f"add {spec.id}: {{{v}: {{source: ..., quote: ..., where: ...}}}}",
+                )
+        for v, item in value.items():
+            path = (spec.id, v)
+            if v not in tagged:
+                self.problem(
+                    path,
+                    "stray-evidence",
+                    f"evidence for '{v}', which {' and '.join(spec.axes)} do not tag",
+                    "tag the value or remove its evidence",
+                )
+            if not isinstance(item, dict):
+                self.problem(path, "wrong-type", f"evidence for '{v}' must be a mapping")
+                continue
+            for part in ("source", "quote", "where"):
+                text = item.get(part)
+                if self.implicit((*path, part)):
+                    continue
+                if not isinstance(text, str) or not text.strip():
+                    self.problem(
+                        (*path, part) if part in item else path,
+                        "missing-field",
+                        f"evidence for '{v}' needs a non-empty '{part}'",
+                    )
+                elif part == "source" and spec.sources and text not in spec.sources:
+                    self.problem(
+                        (*path, part),
+                        "unknown-value",
+                        f"'{text}' is not an evidence source",
+                        choices_hint(text, list(spec.sources)),
                     )
 
     def key(self, spec: FieldSpec, value: Any) -> None:
