@@ -40,8 +40,8 @@ def mini_root(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def mini_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """The site of the unmodified fixture corpus, built once (read-only)."""
-    from litcorpus.corpus import load_corpus
-    from litcorpus.site import build_site
+    from litcorpus.model.corpus import load_corpus
+    from litcorpus.publish.site import build_site
 
     return build_site(load_corpus(make_mini_root(tmp_path_factory.mktemp("mini"))))
 

@@ -30,8 +30,8 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, make_mini_root
-from litcorpus import yamlio
-from litcorpus.problems import CODES
+from litcorpus.model import yamlio
+from litcorpus.model.problems import CODES
 from test_check_problems import CASES, A, B, X, change, symlink, write
 
 R = "reviews/second-reader.csv"

@@ -16,8 +16,8 @@ from urllib.parse import urljoin
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-from litcorpus.corpus import load_corpus
-from litcorpus.site import build_site
+from litcorpus.model.corpus import load_corpus
+from litcorpus.publish.site import build_site
 from safewrite.tree import write_tree
 
 CHROMIUM = "/usr/bin/chromium"
@@ -222,7 +222,7 @@ def test_phone_width_has_no_horizontal_scroll(site: Path, browser: Browser) -> N
     context.close()
 
 
-PAGE = 100  # litcorpus.listing.PAGE_SIZE
+PAGE = 100  # litcorpus.publish.listing.PAGE_SIZE
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from litcorpus.problems import CODES
-from litcorpus.validate import check
+from litcorpus.check.validate import check
+from litcorpus.model.problems import CODES
 
 A = "papers/alpha-rl.yaml"
 B = "papers/beta-bench.yaml"

@@ -22,15 +22,15 @@ from markdown_it import MarkdownIt
 from pybtex.database import parse_string
 
 from conftest import REPO
-from litcorpus.corpus import Corpus, Record
-from litcorpus.escape import csv_cell, latex_text, md_url
-from litcorpus.export import to_bibtex, to_csv
-from litcorpus.readme import item
-from litcorpus.site import shared_labels
-from litcorpus.tables import Table, render
-from litcorpus.taxonomy import load_taxonomy
-from litcorpus.templating import environment
-from litcorpus.yamlio import Document
+from litcorpus.model.corpus import Corpus, Record
+from litcorpus.model.taxonomy import load_taxonomy
+from litcorpus.model.yamlio import Document
+from litcorpus.publish.escape import csv_cell, latex_text, md_url
+from litcorpus.publish.export import to_bibtex, to_csv
+from litcorpus.publish.readme import item
+from litcorpus.publish.site import shared_labels
+from litcorpus.publish.tables import Table, render
+from litcorpus.publish.templating import environment
 
 TAXONOMY = load_taxonomy(REPO)[0]
 HOSTILE = [

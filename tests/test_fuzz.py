@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, REPO, make_mini_root
-from litcorpus.problems import CODES
-from litcorpus.validate import check
+from litcorpus.check.validate import check
+from litcorpus.model.problems import CODES
 from orchtrace.metrics import metrics
 from orchtrace.table import _HashTable, locate
 from orchtrace.trace import Document, parse
@@ -100,7 +100,7 @@ def test_corrupted_bytes_never_crash_the_validator(
 def test_valid_entries_survive_a_save_load_round_trip(tmp_path_factory: Any, path: Path) -> None:
     """Written back by a standard YAML writer and read again, a shipped entry keeps every
     value and stays valid (the writer quotes what YAML would otherwise retype)."""
-    from litcorpus.yamlio import read_document
+    from litcorpus.model.yamlio import read_document
 
     root = make_mini_root(tmp_path_factory.mktemp("trip"))
     original = read_document(path, path.name).data
@@ -241,7 +241,7 @@ def test_corrupted_trace_bytes_never_crash(cut: int, junk: bytes) -> None:
     )
 )
 def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[list[str]]) -> None:
-    import litcorpus.dedupe as dedupe
+    import litcorpus.check.dedupe as dedupe
 
     titles = {i: " ".join(w) for i, w in enumerate(words)}
     matrix = list(dedupe._near_titles(titles))

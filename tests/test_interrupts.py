@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from litcorpus.corpus import load_corpus
-from litcorpus.site import write_site
-from litcorpus.statsdir import write_stats
+from litcorpus.model.corpus import load_corpus
+from litcorpus.publish.site import write_site
+from litcorpus.publish.statsdir import write_stats
 from safewrite import tree as atomic
 
 WRITERS = {"stats": write_stats, "site": write_site}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from litcorpus.add import AddError, drafts_from_bibtex
+from litcorpus.workflow.add import AddError, drafts_from_bibtex
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "bibtex" / "real"
 

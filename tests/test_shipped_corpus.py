@@ -9,8 +9,8 @@ from collections import Counter
 import pytest
 
 from conftest import REFERENCE, REPO
-from litcorpus.corpus import Corpus, load_corpus
-from litcorpus.validate import check
+from litcorpus.check.validate import check
+from litcorpus.model.corpus import Corpus, load_corpus
 from reference.ngrams import hashed_grams
 
 REFERENCE_AXES = [

@@ -17,10 +17,10 @@ import pytest
 
 from conftest import REPO, make_mini_root
 from golden import assert_golden
-from litcorpus.corpus import load_corpus
-from litcorpus.listing import PAGE_SIZE, page_window, pager, status_text
-from litcorpus.readme import BEGIN, END, render_readme
-from litcorpus.site import build_site, safe_url
+from litcorpus.model.corpus import load_corpus
+from litcorpus.publish.listing import PAGE_SIZE, page_window, pager, status_text
+from litcorpus.publish.readme import BEGIN, END, render_readme
+from litcorpus.publish.site import build_site, safe_url
 
 PAGES = [
     "index.html",
@@ -189,7 +189,7 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
 
 
 def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None:
-    from litcorpus.site import write_site
+    from litcorpus.publish.site import write_site
 
     out = mini_root / "site"
     total, written = write_site(load_corpus(mini_root), out)
@@ -343,8 +343,8 @@ def test_long_entry_lists_stop_at_a_filter_link(
     mini_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A value or gap cell with many entries names the first few, then links to the list."""
-    import litcorpus.site as site_module
-    from litcorpus.corpus import load_corpus
+    import litcorpus.publish.site as site_module
+    from litcorpus.model.corpus import load_corpus
 
     monkeypatch.setattr(site_module, "MAX_LISTED", 0)
     files = site_module.build_site(load_corpus(mini_root))
@@ -357,8 +357,8 @@ def test_long_entry_lists_stop_at_a_filter_link(
 
 def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:
     """write_site streams pages to disk; the result equals the in-memory build."""
-    from litcorpus.corpus import load_corpus
-    from litcorpus.site import build_site, write_site
+    from litcorpus.model.corpus import load_corpus
+    from litcorpus.publish.site import build_site, write_site
     from safewrite.tree import read_tree, write_tree
 
     corpus = load_corpus(mini_root)

@@ -15,10 +15,10 @@ import pytest
 
 from conftest import REPO, edit, make_mini_root
 from golden import assert_golden
-from litcorpus.agreement import cohen_kappa
-from litcorpus.claims import Claim, evaluate_one
-from litcorpus.corpus import load_corpus
-from litcorpus.statsdir import build_stats_files
+from litcorpus.analysis.agreement import cohen_kappa
+from litcorpus.analysis.claims import Claim, evaluate_one
+from litcorpus.model.corpus import load_corpus
+from litcorpus.publish.statsdir import build_stats_files
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from conftest import REPO, edit
-from litcorpus.taxonomy import load_taxonomy
-from litcorpus.validate import check
+from litcorpus.check.validate import check
+from litcorpus.model.taxonomy import load_taxonomy
 
 SOURCE = REPO / "scripts" / "litcorpus"
 

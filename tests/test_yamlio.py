@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from litcorpus.yamlio import read_document
+from litcorpus.model.yamlio import read_document
 
 
 def read(tmp_path: Path, text: str | bytes) -> object:

@@ -27,7 +27,7 @@ def root_option(func: F) -> F:
 
 
 def resolve_root(root: Path | None) -> Path:
-    from .corpus import find_root
+    from .model.corpus import find_root
 
     if root is None:
         return find_root()
@@ -69,8 +69,8 @@ def _fail(command: str, exc: Exception) -> NoReturn:
 
 def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
     """Load and validate; on errors print them and exit 1 (nothing is written)."""
-    from .corpus import load_corpus
-    from .validate import validate_corpus
+    from .check.validate import validate_corpus
+    from .model.corpus import load_corpus
 
     corpus = load_corpus(root, progress)
     report = validate_corpus(corpus, progress=progress)
@@ -101,7 +101,7 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
     from safewrite.errors import OutputError
 
     from .progress import terminal_progress
-    from .statsdir import stale_stats, write_stats
+    from .publish.statsdir import stale_stats, write_stats
 
     root = resolve_root(root)
     progress = terminal_progress()
@@ -140,7 +140,7 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
 )
 def claims(root: Path | None, fmt: str) -> None:
     """Evaluate claims.yaml: each claim held or broken, with its entries."""
-    from .claims import claims_report
+    from .analysis.claims import claims_report
 
     results, problems = claims_report(resolve_root(root))
     if problems:
@@ -168,9 +168,9 @@ def claims(root: Path | None, fmt: str) -> None:
 )
 def agreement(root: Path | None, file: Path, fmt: str) -> None:
     """Compare the corpus's tags with a second reader's CSV (columns key, ann_<axis>)."""
-    from .agreement import agreement as compute
-    from .agreement import agreement_text
-    from .corpus import load_corpus
+    from .analysis.agreement import agreement as compute
+    from .analysis.agreement import agreement_text
+    from .model.corpus import load_corpus
 
     result, problems = compute(load_corpus(resolve_root(root)), file)
     for p in problems:
@@ -198,7 +198,7 @@ def site(root: Path | None, out: Path | None) -> None:
     from safewrite.errors import OutputError
 
     from .progress import terminal_progress
-    from .site import write_site
+    from .publish.site import write_site
 
     root = resolve_root(root)
     progress = terminal_progress()
@@ -226,8 +226,8 @@ def readme(root: Path | None, check_only: bool) -> None:
     """Regenerate the awesome list in README.md between its markers."""
     from safewrite.errors import OutputError
 
-    from .outputs import corpus_lock
-    from .readme import ReadmeError, update_readme
+    from .publish.outputs import corpus_lock
+    from .publish.readme import ReadmeError, update_readme
 
     root = resolve_root(root)
     corpus = _valid_corpus(root)
@@ -256,7 +256,9 @@ def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> No
     """Scaffold papers/<key>.yaml from BibTeX or arXiv; never overwrites."""
     from safewrite.errors import OutputError
 
-    from .add import (
+    from .model.corpus import load_corpus
+    from .publish.outputs import corpus_lock
+    from .workflow.add import (
         AddError,
         add_entries,
         drafts_from_arxiv,
@@ -264,8 +266,6 @@ def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> No
         fetch_arxiv,
         read_bibtex,
     )
-    from .corpus import load_corpus
-    from .outputs import corpus_lock
 
     if (bibtex_file is None) == (arxiv_id is None):
         raise click.UsageError("give exactly one of --bibtex FILE and --arxiv ID")
@@ -301,8 +301,8 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
     from safewrite.files import write_file
     from safewrite.paths import check_file_output
 
-    from .export import EXPORTERS
-    from .outputs import inputs, record_folders
+    from .publish.export import EXPORTERS
+    from .publish.outputs import inputs, record_folders
 
     root = resolve_root(root)
     corpus = _valid_corpus(root)
@@ -329,7 +329,7 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
 )
 def diff_command(root: Path | None, ref: str, fmt: str) -> None:
     """What changed since a git REF: entries, tags, counts, gap cells, claims."""
-    from .diff import DiffError, diff, to_markdown, to_text
+    from .workflow.diff import DiffError, diff, to_markdown, to_text
 
     try:
         result = diff(resolve_root(root), ref)
@@ -381,9 +381,9 @@ def links(
     """Check every URL in the corpus: ok, redirected, dead, unverifiable or error."""
     import tempfile
 
-    from .corpus import load_corpus
-    from .diff import DiffError, corpus_at
-    from .links import BOT_PROTECTED, CACHE, check_links, collect_urls, report_text
+    from .model.corpus import load_corpus
+    from .workflow.diff import DiffError, corpus_at
+    from .workflow.links import BOT_PROTECTED, CACHE, check_links, collect_urls, report_text
 
     root = resolve_root(root)
     urls = collect_urls(load_corpus(root))

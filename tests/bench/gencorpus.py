@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from litcorpus.taxonomy import load_taxonomy
+from litcorpus.model.taxonomy import load_taxonomy
 
 REPO = Path(__file__).resolve().parents[2]
 

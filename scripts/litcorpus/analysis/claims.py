@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus, load_corpus
-from .problems import Problem
-from .query import NUMERIC, Where, filter_problems, matches
-from .yamlio import Document, FieldPath, read_document
+from ..model.corpus import Corpus, load_corpus
+from ..model.problems import Problem
+from ..model.query import NUMERIC, Where, filter_problems, matches
+from ..model.yamlio import Document, FieldPath, read_document
 
 CLAIMS_FILE = "claims.yaml"
 ALL_KINDS = "all"  # a claim over every record kind (a headline count)

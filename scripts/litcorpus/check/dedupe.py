@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from .corpus import Corpus, Record
-from .problems import Problem, Severity
-from .taxonomy import IdScheme
-from .yamlio import FieldPath
+from ..model.corpus import Corpus, Record
+from ..model.problems import Problem, Severity
+from ..model.taxonomy import IdScheme
+from ..model.yamlio import FieldPath
 
 TITLE_SIMILARITY = 92.0
 RARE_WORDS_PER_TITLE = 3

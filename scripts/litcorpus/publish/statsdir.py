@@ -11,16 +11,16 @@ from typing import Any
 
 from safewrite.tree import stale, write_tree
 
+from ..analysis.prisma import prisma2020_csv
+from ..analysis.stats import compute_stats
+from ..model.corpus import Corpus
+from ..model.views import load_views
+from ..progress import Progress
 from . import outputs
-from .corpus import Corpus
 from .export import EXPORTERS
 from .plots import build_figures, figure_specs
-from .prisma import prisma2020_csv
-from .progress import Progress
-from .stats import compute_stats
 from .tables import build_tables, render
 from .templating import environment
-from .views import load_views
 
 EXPORT_FILES = {
     "bibtex": "papers.bib",

@@ -10,13 +10,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..model.corpus import Corpus
+from ..model.query import describe, matches
+from ..model.taxonomy import Axis
+from ..model.views import GapTable, Views, load_views
 from .agreement import agreement
 from .claims import evaluate, load_claims
-from .corpus import Corpus
 from .prisma import compute_flow
-from .query import describe, matches
-from .taxonomy import Axis
-from .views import GapTable, Views, load_views
 
 
 def corpus_hash(corpus: Corpus) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from safewrite.files import locked, recover_new_files
 
-from .corpus import Corpus
-from .taxonomy import TAXONOMY_FILE
+from ..model.corpus import Corpus
+from ..model.taxonomy import TAXONOMY_FILE
 
 TOOL = "litcorpus"
 LOCK_FILE = ".litcorpus.lock"  # held by the runs that write into the corpus (add, readme)

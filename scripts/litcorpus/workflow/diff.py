@@ -13,9 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus, load_corpus
-from .errors import CommandError
-from .stats import compute_stats
+from ..analysis.stats import compute_stats
+from ..model.corpus import Corpus, load_corpus
+from ..model.errors import CommandError
 
 
 class DiffError(CommandError):

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .parallel import map_slices, no_cycle_collection
+from ..parallel import map_slices, no_cycle_collection
+from ..progress import Progress
 from .problems import Problem
-from .progress import Progress
 from .taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
 from .yamlio import Document, read_document
 

@@ -12,8 +12,8 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.taxonomy import Taxonomy
 from .escape import csv_cell, latex_text, md_text
-from .taxonomy import Taxonomy
 
 Cell = str | int | float | None
 STATE_MARK = {"expected_empty": "n/a", "empty": "0"}

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus
-from .problems import Problem
+from ..model.corpus import Corpus
+from ..model.problems import Problem
 
 PREFIX = "ann_"
 MAX_BYTES = 4 << 20  # one short row per entry: far more than any second reader's file

@@ -37,11 +37,11 @@ from rapidfuzz import fuzz
 
 from safewrite.files import write_new_files
 
-from .corpus import Corpus
-from .dedupe import TITLE_SIMILARITY, normalize_title, record_ids
-from .errors import CommandError
-from .outputs import JOURNAL
-from .validate import MAX_SLUG, SLUG
+from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
+from ..check.validate import MAX_SLUG, SLUG
+from ..model.corpus import Corpus
+from ..model.errors import CommandError
+from ..publish.outputs import JOURNAL
 
 ARXIV_API = os.environ.get("LITCORPUS_ARXIV_API", "https://export.arxiv.org/api/query")
 ATOM = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}

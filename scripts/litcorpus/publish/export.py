@@ -16,7 +16,7 @@ import bibtexparser
 from bibtexparser.middlewares import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
-from .corpus import Corpus
+from ..model.corpus import Corpus
 from .escape import bib_text, bib_verbatim, csv_cell
 
 CONFERENCE = re.compile(

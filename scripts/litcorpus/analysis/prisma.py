@@ -12,10 +12,10 @@ import io
 from collections import Counter
 from typing import Any
 
+from ..model.corpus import Corpus
+from ..model.problems import Problem
+from ..model.views import Views
 from .claims import CLAIMS_FILE, ClaimsFile
-from .corpus import Corpus
-from .problems import Problem
-from .views import Views
 
 
 def compute_flow(corpus: Corpus, views: Views) -> dict[str, Any] | None:

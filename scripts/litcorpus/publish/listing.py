@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .taxonomy import Taxonomy
-from .views import load_views
+from ..model.taxonomy import Taxonomy
+from ..model.views import load_views
 
 PAGE_SIZE = 100  # entries on one page of the list
 PAGER_SPAN = 2  # page numbers shown either side of the current one

@@ -18,7 +18,7 @@ def md_code(text: object) -> str:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("litcorpus", "templates"),
+        loader=jinja2.PackageLoader("litcorpus.publish", "templates"),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html.j2", "xml.j2"), disabled_extensions=("md.j2",), default=True
         ),

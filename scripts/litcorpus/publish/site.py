@@ -18,16 +18,16 @@ from urllib.parse import urlsplit
 
 from orchtrace.schemadoc import schema_rows
 
-from .corpus import Corpus
+from ..model.corpus import Corpus
+from ..model.taxonomy import Taxonomy
+from ..model.views import load_views
+from ..progress import Progress
 from .export import entry_bibtex
 from .listing import Listing
 from .plots import figure_titles
-from .progress import Progress
 from .statsdir import build_stats_files
 from .tables import build_tables, render
-from .taxonomy import Taxonomy
 from .templating import environment
-from .views import load_views
 
 T = TypeVar("T")
 
@@ -140,7 +140,7 @@ def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[
 
 
 def _static() -> dict[str, bytes]:
-    folder = resources.files("litcorpus") / "static"
+    folder = resources.files("litcorpus.publish") / "static"
     return {
         f"assets/{f.name}": f.read_bytes()
         for f in sorted(folder.iterdir(), key=lambda f: f.name)

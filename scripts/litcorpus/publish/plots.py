@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .taxonomy import Taxonomy
+from ..model.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

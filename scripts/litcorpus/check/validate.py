@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from .agreement import agreement
-from .claims import load_claims
-from .corpus import Corpus, Record, load_corpus
+from ..analysis.agreement import agreement
+from ..analysis.claims import load_claims
+from ..analysis.prisma import compute_flow, flow_problems
+from ..model.corpus import Corpus, Record, load_corpus
+from ..model.problems import Problem, Report, Severity, choices_hint
+from ..model.taxonomy import Axis, FieldSpec, Taxonomy
+from ..model.views import load_views
+from ..model.yamlio import FieldPath
+from ..parallel import map_slices, no_cycle_collection
+from ..progress import Progress
 from .dedupe import find_duplicates
-from .parallel import map_slices, no_cycle_collection
-from .prisma import compute_flow, flow_problems
-from .problems import Problem, Report, Severity, choices_hint
-from .progress import Progress
-from .taxonomy import Axis, FieldSpec, Taxonomy
-from .views import load_views
-from .yamlio import FieldPath
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 # C0 controls but the line feed, DEL and C1 controls: invisible, and harmful in every output.

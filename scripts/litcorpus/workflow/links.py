@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .corpus import Corpus
+from ..model.corpus import Corpus
 
 CACHE = ".cache/links.json"
 CACHE_SECONDS = 24 * 3600

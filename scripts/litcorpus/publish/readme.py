@@ -13,12 +13,12 @@ from typing import Any
 
 from safewrite.files import write_file
 
-from .corpus import Corpus
-from .errors import CommandError
+from ..analysis.stats import corpus_hash
+from ..model.corpus import Corpus
+from ..model.errors import CommandError
+from ..model.views import load_views
 from .escape import md_text, md_url
 from .site import grouped, safe_url, shared_labels, tags_of
-from .stats import corpus_hash
-from .views import load_views
 
 BEGIN = "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->"
 END = "<!-- END GENERATED: awesome list -->"

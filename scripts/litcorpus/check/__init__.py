@@ -1,0 +1,1 @@
+"""Validation of records against the taxonomy: fields, values, keys, identifiers, duplicates."""

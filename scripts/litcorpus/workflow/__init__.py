@@ -1,0 +1,1 @@
+"""Changes to the corpus over time: adding entries, comparing with a git ref, checking links."""
