@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from litcorpus.check.validate import check
+from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 
 A = "papers/alpha-rl.yaml"
@@ -17,7 +17,7 @@ B = "papers/beta-bench.yaml"
 X = "exclusions/E001.yaml"
 T = "taxonomy.yaml"
 C = "claims.yaml"
-C = "claims.yaml"
+R = "releases.yaml"
 
 
 def write(rel: str, content: str | bytes) -> Callable[[Path], None]:
@@ -327,23 +327,36 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
 # fmt: off
 CASES += [
     ("claim-unknown-axis", change(C, "{category: [benchmark]}", "{categry: [benchmark]}"),
-     "unknown-field", C, 15),
+     "unknown-field", C, 18),
     ("claim-unknown-value", change(C, "orchestration_decisions: [spawn]}\n    expect: {keys",
                                    "orchestration_decisions: [spawnn]}\n    expect: {keys"),
-     "unknown-value", C, 10),
+     "unknown-value", C, 12),
     ("claim-invalid", change(C, "{keys: [alpha-rl]}", "{keys: [alpha-rl, omega]}"),
-     "claim-invalid", C, 11),
+     "claim-invalid", C, 13),
     ("claim-bad-operator", change(C, "{count: {le: 2, ge: 1}}", "{count: {atmost: 2}}"),
-     "claim-invalid", C, 16),
+     "claim-invalid", C, 19),
     ("agreement-unknown-key", change("reviews/second-reader.csv", "gamma-survey,", "omega,"),
      "agreement-invalid", "reviews/second-reader.csv", 4),
-    ("prisma-arithmetic", change(C, "included: 3", "included: 4"), "prisma-mismatch", C, 35),
+    ("prisma-arithmetic", change(C, "included: 3", "included: 4"), "prisma-mismatch", C, 41),
+    ("release-bad-version", change(R, 'version: "2026.05"', 'version: "May 2026"'),
+     "release-invalid", R, 2),
+    ("claim-unknown-release", change(C, 'snapshot: "2026.05"\n    text: "Two',
+                                     'snapshot: "2027.01"\n    text: "Two'),
+     "unknown-value", C, 28),
+    ("search-not-logged", change(A, "added: 2026-05-04", "added: 2026-05-04\nsearch: S009"),
+     "search-invalid", A, 29),
+    ("search-counts", lambda root: (
+        (root / "searches.yaml").write_text(
+            "searches:\n  - {id: S001, source: arxiv, query: agents, date_run: '2026-06-01',"
+            " records_found: 3, duplicates: 1}\n"),
+        edit(root / B, "added: 2026-05-04", "added: 2026-06-02\nsearch: S001")),
+     "search-mismatch", "searches.yaml", 2),
     ("prisma-records", lambda root: (
         edit(root / C, "abstract_screen: {assessed: 5, excluded: 1}",
              "abstract_screen: {assessed: 5, excluded: 2}"),
         edit(root / C, "full_text_screen: {assessed: 4", "full_text_screen: {assessed: 3"),
         edit(root / C, "artifact_screen: {assessed: 4", "artifact_screen: {assessed: 3"),
-        edit(root / C, "included: 3", "included: 2")), "prisma-mismatch", C, 32),
+        edit(root / C, "included: 3", "included: 2")), "prisma-mismatch", C, 38),
 ]
 # fmt: on
 

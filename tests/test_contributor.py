@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, REPO, edit
-from litcorpus.check.validate import check
+from litcorpus.analysis.result import check
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv, to_json
 from litcorpus.workflow.links import check_links

@@ -206,6 +206,8 @@ def test_stats_readme_escapes_claim_text() -> None:
         "id": "x`y",
         "text": "Held <script>alert(1)</script>\n## Injected heading [l](javascript:x)",
         "boundary": "b\n# h",
+        "snapshot": "live",
+        "now": None,
         "held": True,
         "expected": "e",
         "actual": "a",
@@ -220,6 +222,9 @@ def test_stats_readme_escapes_claim_text() -> None:
         "crosstabs": [],
         "agreement": None,
         "tables": [],
+        "releases": [],
+        "as_of": None,
+        "prisma_update": None,
     }
     tables = {k: "" for k in ("gap-g", "scale-gap", "trend", "prisma")}
     md = environment().get_template("stats_readme.md.j2").render(stats=stats, tables=tables)
@@ -236,7 +241,7 @@ def test_stats_readme_escapes_claim_text() -> None:
 def test_latex_tables_escape_every_special_character() -> None:
     specials = "& % $ # _ { } ~ ^ \\"
     table = Table("t", f"Title {specials}", ["h" + specials], [[specials, 1]], note=specials)
-    tex = render(table, "v", "h")["tex"]
+    tex = render(table, "v")["tex"]
     escaped = latex_text(specials)
     assert f"{escaped} & 1 \\\\" in tex.splitlines()
     assert f"h{escaped} \\\\" in tex and f"Title {escaped}." in tex

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, REPO, make_mini_root
-from litcorpus.check.validate import check
+from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 from orchtrace.metrics import metrics
 from orchtrace.table import _HashTable, locate

@@ -18,12 +18,16 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
+from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import write_site
 from litcorpus.publish.statsdir import write_stats
 from safewrite import tree as atomic
 
-WRITERS = {"stats": write_stats, "site": write_site}
+WRITERS = {
+    "stats": lambda corpus, out: write_stats(analyse(corpus), out),
+    "site": lambda corpus, out: write_site(analyse(corpus), out),
+}
 
 
 def change_corpus(root: Path) -> None:

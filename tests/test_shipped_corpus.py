@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from conftest import REFERENCE, REPO
-from litcorpus.check.validate import check
+from litcorpus.analysis.result import check
 from litcorpus.model.corpus import Corpus, load_corpus
 from reference.ngrams import hashed_grams
 

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO, make_mini_root
 from golden import assert_golden
+from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.listing import PAGE_SIZE, page_window, pager, status_text
 from litcorpus.publish.readme import BEGIN, END, render_readme
@@ -42,7 +43,8 @@ def test_golden_html(mini_site: dict[str, bytes]) -> None:
 def test_golden_list_page(mini_root: Path) -> None:
     """The second page of a 106-entry list: the no-JavaScript pages and their pager."""
     grow(mini_root, 103)
-    assert_golden("site-list", {"list/2.html": build_site(load_corpus(mini_root))["list/2.html"]})
+    page = build_site(analyse(load_corpus(mini_root)))["list/2.html"]
+    assert_golden("site-list", {"list/2.html": page})
 
 
 def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
@@ -68,7 +70,7 @@ def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
 
 
 def test_site_is_deterministic(mini_root: Path, mini_site: dict[str, bytes]) -> None:
-    assert build_site(load_corpus(mini_root)) == mini_site
+    assert build_site(analyse(load_corpus(mini_root))) == mini_site
 
 
 def test_only_http_links_are_rendered() -> None:
@@ -83,7 +85,7 @@ def test_markup_in_data_is_escaped(mini_root: Path) -> None:
         'summary: "Trains', 'summary: "<script>alert(1)</script> & <b>Trains'
     )
     alpha.write_text(text)
-    page = build_site(load_corpus(mini_root))["papers/alpha-rl.html"].decode()
+    page = build_site(analyse(load_corpus(mini_root)))["papers/alpha-rl.html"].decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;Trains" in page
 
@@ -181,8 +183,9 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
         copy = alpha.replace("key: alpha-rl", f"key: alpha-copy{i:02d}")
         copy = copy.replace("2501.00001", f"2501.200{i:02d}")
         copy = copy.replace("Alpha: Learning to Spawn Sub-Agents", f"Variant {i} on spawning")
+        copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/alpha-copy{i:02d}.yaml").write_text(copy)
-    page = build_site(load_corpus(mini_root))["papers/alpha-rl.html"].decode()
+    page = build_site(analyse(load_corpus(mini_root)))["papers/alpha-rl.html"].decode()
     item = next(li for li in page.split("<li>") if "spawn \u00d7 yes" in li)
     assert item.count('href="../papers/alpha-copy') == 12
     assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item
@@ -192,7 +195,7 @@ def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None
     from litcorpus.publish.site import write_site
 
     out = mini_root / "site"
-    total, written = write_site(load_corpus(mini_root), out)
+    total, written = write_site(analyse(load_corpus(mini_root)), out)
     assert written == total
     before = {
         p: (out / p).stat().st_ino
@@ -204,7 +207,7 @@ def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None
         .replace("Scores agent teams", "Scores teams of agents")
     )
     (mini_root / "papers/beta-bench.yaml").write_text(edit_text)
-    total, written = write_site(load_corpus(mini_root), out)
+    total, written = write_site(analyse(load_corpus(mini_root)), out)
     assert 0 < written < total
     assert (out / "papers/alpha-rl.html").stat().st_ino == before["papers/alpha-rl.html"]
     assert (out / "papers/beta-bench.html").stat().st_ino != before["papers/beta-bench.html"]
@@ -221,6 +224,7 @@ def grow(root: Path, n: int) -> None:
         )
         copy = copy.replace("Alpha: Learning to Spawn Sub-Agents", f"Variant {i} on spawning")
         copy = copy.replace("category: rl_method", f"category: {['rl_method', 'framework'][i % 2]}")
+        copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (root / f"papers/variant{i:03d}.yaml").write_text(copy)
 
 
@@ -239,7 +243,7 @@ def page_keys(html: bytes) -> list[str]:
 def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path) -> None:
     grow(mini_root, 227)
     corpus = load_corpus(mini_root)
-    files = build_site(corpus)
+    files = build_site(analyse(corpus))
     papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
     assert [p for p in files if p.startswith("list/")] == ["list/2.html", "list/3.html"]
     pages = [files["index.html"], files["list/2.html"], files["list/3.html"]]
@@ -264,7 +268,7 @@ def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path
 def test_entries_script_holds_every_entry_in_the_default_order(mini_root: Path) -> None:
     grow(mini_root, 120)
     corpus = load_corpus(mini_root)
-    files = build_site(corpus)
+    files = build_site(analyse(corpus))
     data = entry_records(files)
     papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
     assert [e[0] for e in data["entries"]] == [r.data["key"] for r in papers]
@@ -299,7 +303,7 @@ def test_list_page_size_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
     for n in (120, 400):
         root = make_mini_root(tmp_path / str(n))
         grow(root, n)
-        files = build_site(load_corpus(root))
+        files = build_site(analyse(load_corpus(root)))
         assert len(page_keys(files["index.html"])) == PAGE_SIZE
         sizes.append(len(files["index.html"]))
     assert abs(sizes[1] - sizes[0]) < 2_000  # the pager and the counts, not the entries
@@ -344,10 +348,11 @@ def test_long_entry_lists_stop_at_a_filter_link(
 ) -> None:
     """A value or gap cell with many entries names the first few, then links to the list."""
     import litcorpus.publish.site as site_module
+    from litcorpus.analysis.result import analyse
     from litcorpus.model.corpus import load_corpus
 
     monkeypatch.setattr(site_module, "MAX_LISTED", 0)
-    files = site_module.build_site(load_corpus(mini_root))
+    files = site_module.build_site(analyse(load_corpus(mini_root)))
     taxonomy = files["taxonomy.html"].decode()
     assert 'and 2 more: <a href="index.html?is_core=core">filter the list on Core</a>' in taxonomy
     gaps = files["gaps.html"].decode()
@@ -357,14 +362,15 @@ def test_long_entry_lists_stop_at_a_filter_link(
 
 def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:
     """write_site streams pages to disk; the result equals the in-memory build."""
+    from litcorpus.analysis.result import analyse
     from litcorpus.model.corpus import load_corpus
     from litcorpus.publish.site import build_site, write_site
     from safewrite.tree import read_tree, write_tree
 
     corpus = load_corpus(mini_root)
-    total, written = write_site(corpus, tmp_path / "site")
-    assert read_tree(tmp_path / "site") == {**build_site(corpus), ".litcorpus-output": ANY}
-    assert total == written == len(build_site(corpus))
+    total, written = write_site(analyse(corpus), tmp_path / "site")
+    assert read_tree(tmp_path / "site") == {**build_site(analyse(corpus)), ".litcorpus-output": ANY}
+    assert total == written == len(build_site(analyse(corpus)))
     with pytest.raises(ValueError, match="twice"):
         write_tree(tmp_path / "other", iter([("a.txt", b"1"), ("a.txt", b"2")]), "t", "k")
     assert not (tmp_path / "other").exists()

@@ -17,8 +17,15 @@ from conftest import REPO, edit, make_mini_root
 from golden import assert_golden
 from litcorpus.analysis.agreement import cohen_kappa
 from litcorpus.analysis.claims import Claim, evaluate_one
+from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.statsdir import build_stats_files
+
+
+def stats_and_files(root: Path) -> tuple[dict, dict[str, bytes]]:
+    result = analyse(load_corpus(root))
+    files = build_stats_files(result)
+    return result.stats, files  # type: ignore[return-value]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -29,7 +36,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, bytes]]:
-    return build_stats_files(load_corpus(make_mini_root(tmp_path_factory.mktemp("stats"))))
+    return stats_and_files(make_mini_root(tmp_path_factory.mktemp("stats")))
 
 
 def test_golden_stats(built: tuple[dict, dict[str, bytes]]) -> None:
@@ -75,7 +82,7 @@ def test_gap_cells_are_typed(built: tuple[dict, dict[str, bytes]]) -> None:
 
 def test_filled_cell_declared_empty_is_unexpected(mini_root: Path) -> None:
     edit(mini_root / "papers/alpha-rl.yaml", "orchestration_form: swarm", "orchestration_form: NA")
-    stats, _ = build_stats_files(load_corpus(mini_root))
+    stats, _ = stats_and_files(mini_root)
     topo = next(g for g in stats["gaps"] if g["id"] == "topology-credit-gap")
     cell = next(c for c in topo["cells"] if (c["row"], c["col"]) == ("NA", "orchestrator"))
     assert cell["state"] == "unexpected" and cell["keys"] == ["alpha-rl"]
@@ -88,8 +95,9 @@ def test_filled_state_above_threshold(mini_root: Path) -> None:
         key = f"alpha-copy{i}"
         copy = text.replace("key: alpha-rl", f"key: {key}").replace("2501.00001", f"2501.1000{i}")
         copy = copy.replace("Alpha: Learning to Spawn", f"Copy {i} of a paper on how to spawn")
+        copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/{key}.yaml").write_text(copy)
-    stats, _ = build_stats_files(load_corpus(mini_root))
+    stats, _ = stats_and_files(mini_root)
     gap = next(g for g in stats["gaps"] if g["id"] == "orchestration-learning-gap")
     cell = next(c for c in gap["cells"] if (c["row"], c["col"]) == ("spawn", "yes"))
     assert (cell["count"], cell["state"]) == (4, "filled")
@@ -123,7 +131,7 @@ DATA = {
     ],
 )
 def test_claim_expectation_kinds(where: dict, expect: dict, held: bool, keys: list[str]) -> None:
-    result = evaluate_one(Claim("t", "text", "boundary", "paper", where, expect), DATA)
+    result = evaluate_one(Claim("t", "text", "boundary", "live", "paper", where, expect), DATA)
     assert (result.held, result.keys) == (held, keys)
 
 
@@ -137,7 +145,13 @@ def test_claims_command_exit_codes(mini_root: Path) -> None:
     assert [(c["id"], c["keys"]) for c in broken] == [("one-spawner", ["alpha-rl"])]
 
 
-def test_prisma_flow_and_template(built: tuple[dict, dict[str, bytes]]) -> None:
+def rows_of(template: bytes) -> dict[str, str]:
+    lines = template.decode().splitlines()
+    assert lines[0] == "data,node,box,description,boxtext,tooltips,url,n"
+    return {line.split(",")[0]: line.rsplit(",", 1)[1] for line in lines[1:]}
+
+
+def test_prisma_flow_and_template(built: tuple[dict, dict[str, bytes]], tmp_path: Path) -> None:
     flow = built[0]["prisma"]
     assert [(s["id"], s["assessed"], s["excluded"]) for s in flow["stages"]] == [
         ("duplicate_screen", 5, 0),
@@ -146,11 +160,16 @@ def test_prisma_flow_and_template(built: tuple[dict, dict[str, bytes]]) -> None:
         ("artifact_screen", 4, 1),
     ]
     assert flow["included"] == 3
-    template = built[1]["prisma2020.csv"].decode().splitlines()
-    assert template[0] == "data,node,box,description,boxtext,tooltips,url,n"
-    rows = {line.split(",")[0]: line.rsplit(",", 1)[1] for line in template[1:]}
-    assert rows["database_results"] == "5" and rows["records_excluded"] == "1"
-    assert rows["new_studies"] == "3"
+    # the live corpus holds only the release: the update template says so, no new study
+    live = rows_of(built[1]["prisma2020.csv"])
+    assert (live["previous_studies"], live["new_studies"], live["total_studies"]) == ("3", "0", "3")
+    # the release itself is one review: records identified, screened and included
+    root = make_mini_root(tmp_path)
+    done = run("stats", "--root", str(root), "--as-of", "2026.05", "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    release = rows_of((tmp_path / "r" / "prisma2020.csv").read_bytes())
+    assert release["database_results"] == "5" and release["records_excluded"] == "1"
+    assert release["new_studies"] == "3" and "previous_studies" not in release
 
 
 def test_stats_refuses_a_flow_that_does_not_add_up(mini_root: Path) -> None:
@@ -211,7 +230,7 @@ def test_figures_are_valid_svg_and_png(built: tuple[dict, dict[str, bytes]]) -> 
 
 
 def test_output_is_deterministic(mini_root: Path, built: tuple[dict, dict[str, bytes]]) -> None:
-    assert build_stats_files(load_corpus(mini_root))[1] == built[1]
+    assert stats_and_files(mini_root)[1] == built[1]
 
 
 def test_stats_check_detects_staleness(mini_root: Path) -> None:

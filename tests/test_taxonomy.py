@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from conftest import REPO, edit
-from litcorpus.check.validate import check
+from litcorpus.analysis.result import check
 from litcorpus.model.taxonomy import load_taxonomy
 
 SOURCE = REPO / "scripts" / "litcorpus"

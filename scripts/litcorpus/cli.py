@@ -67,19 +67,34 @@ def _fail(command: str, exc: Exception) -> NoReturn:
     sys.exit(2 if usage else 1)
 
 
-def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
-    """Load and validate; on errors print them and exit 1 (nothing is written)."""
-    from .check.validate import validate_corpus
+def _valid_result(
+    root: Path, progress: Progress | None = None, stats: bool = True, as_of: str | None = None
+) -> Any:
+    """Load, check and analyse the corpus once (as it stood at AS_OF, when given); on errors
+    print them and exit 1 (nothing is written)."""
+    from .analysis.result import analyse, analyse_as_of
     from .model.corpus import load_corpus
+    from .model.releases import AsOfError
 
     corpus = load_corpus(root, progress)
-    report = validate_corpus(corpus, progress=progress)
-    if not report.ok:
-        click.echo(report.to_text(), err=True)
+    if as_of is None:
+        result = analyse(corpus, progress=progress, stats=stats)
+    else:
+        live = analyse(corpus, progress=progress, stats=False)
+        if not live.report.ok:  # a release is reproduced from a valid corpus only
+            result = live
+        else:
+            try:
+                result = analyse_as_of(corpus, as_of, progress)
+            except AsOfError as exc:
+                click.echo(f"litcorpus stats: bad-as-of: {exc}", err=True)
+                sys.exit(1)
+    if not result.report.ok:
+        click.echo(result.report.to_text(), err=True)
         click.echo("litcorpus: fix the problems above first; nothing was written.", err=True)
         sys.exit(1)
-    corpus.forget_positions()
-    return corpus
+    result.corpus.forget_positions()
+    return result
 
 
 @cli.command()
@@ -96,7 +111,15 @@ def _valid_corpus(root: Path, progress: Progress | None = None) -> Any:
     is_flag=True,
     help="Write nothing; exit 1 if the committed stats are stale.",
 )
-def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
+@click.option(
+    "--as-of",
+    "as_of",
+    default=None,
+    metavar="VERSION|DATE",
+    help="The statistics of a release (2026.05) or of a day (YYYY-MM-DD): the records added "
+    "up to then, with their tags as they are now. Needs --out.",
+)
+def stats(root: Path | None, out: Path | None, check_only: bool, as_of: str | None) -> None:
     """Compute statistics, gap tables, claims and figures into stats/."""
     from safewrite.errors import OutputError
 
@@ -104,11 +127,13 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
     from .publish.statsdir import stale_stats, write_stats
 
     root = resolve_root(root)
+    if as_of is not None and out is None and not check_only:
+        raise click.UsageError("--as-of writes a release's statistics: give --out DIR too")
     progress = terminal_progress()
-    corpus = _valid_corpus(root, progress)
+    result = _valid_result(root, progress, as_of=as_of)
     target = out or root / "stats"
     if check_only:
-        changed = stale_stats(corpus, target)
+        changed = stale_stats(result, target)
         for rel in changed:
             click.echo(f"stale: {target.name}/{rel}")
         click.echo(
@@ -118,17 +143,18 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
         )
         sys.exit(1 if changed else 0)
     try:
-        result = write_stats(corpus, target, progress)
+        write_stats(result, target, progress)
     except OutputError as exc:
         _fail("stats", exc)
     finally:
         if progress:
             progress.close()
-    broken = [c["id"] for c in result["claims"] if not c["held"]]
-    c = result["corpus"]
+    stats = result.stats
+    broken = [c.claim.id for c in result.claims if not c.held]
+    c = stats["corpus"]
     click.echo(
         f"wrote {target}: {c['retained']} retained, {c['excluded']} excluded, "
-        f"{len(result['tables'])} tables, {len(result['figures'])} figures"
+        f"{len(stats['tables'])} tables, {len(stats['figures'])} figures"
         + (f"; BROKEN claims: {', '.join(broken)}" if broken else "")
     )
 
@@ -140,9 +166,12 @@ def stats(root: Path | None, out: Path | None, check_only: bool) -> None:
 )
 def claims(root: Path | None, fmt: str) -> None:
     """Evaluate claims.yaml: each claim held or broken, with its entries."""
-    from .analysis.claims import claims_report
+    from .analysis.result import analyse
+    from .model.corpus import load_corpus
 
-    results, problems = claims_report(resolve_root(root))
+    result = analyse(load_corpus(resolve_root(root)), stats=False)
+    results = result.claims
+    problems = [p for p in result.claims_file.problems if p.severity == "error"]
     if problems:
         click.echo("\n".join(p.text() for p in problems), err=True)
         sys.exit(1)
@@ -151,12 +180,12 @@ def claims(root: Path | None, fmt: str) -> None:
     else:
         for r in results:
             click.echo(f"{'held  ' if r.held else 'BROKEN'} {r.claim.id}: {r.claim.text}")
-            click.echo(f"       expected {r.expected}; found {r.actual}")
-            if r.keys:
-                more = f" and {len(r.keys) - 20} more" if len(r.keys) > 20 else ""
-                click.echo(f"       entries: {', '.join(r.keys[:20])}{more}")
+            click.echo(f"       {r.summary()}; expected {r.at.expected}")
+            if r.at.keys and r.at.keys != r.at.actual.split(", "):
+                more = f" and {len(r.at.keys) - 20} more" if len(r.at.keys) > 20 else ""
+                click.echo(f"       entries: {', '.join(r.at.keys[:20])}{more}")
         held = sum(r.held for r in results)
-        click.echo(f"{held} of {len(results)} claims held")
+        click.echo(f"{held} of {len(results)} claims held at their release")
     sys.exit(0 if all(r.held for r in results) else 1)
 
 
@@ -202,10 +231,10 @@ def site(root: Path | None, out: Path | None) -> None:
 
     root = resolve_root(root)
     progress = terminal_progress()
-    corpus = _valid_corpus(root, progress)
+    result = _valid_result(root, progress)
     target = out or root / "site"
     try:
-        total, written = write_site(corpus, target, progress)
+        total, written = write_site(result, target, progress)
     except OutputError as exc:
         _fail("site", exc)
     finally:
@@ -230,7 +259,7 @@ def readme(root: Path | None, check_only: bool) -> None:
     from .publish.readme import ReadmeError, update_readme
 
     root = resolve_root(root)
-    corpus = _valid_corpus(root)
+    corpus = _valid_result(root, stats=False).corpus
     try:
         with corpus_lock(root) if not check_only else nullcontext():
             changed = update_readme(corpus, root / "README.md", check_only)
@@ -305,7 +334,7 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
     from .publish.outputs import inputs, record_folders
 
     root = resolve_root(root)
-    corpus = _valid_corpus(root)
+    corpus = _valid_result(root, stats=False).corpus
     try:
         target = out and check_file_output(out, record_folders(corpus), inputs(corpus))
         text = EXPORTERS[fmt](corpus)
@@ -315,6 +344,37 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
             write_file(target, text.encode())
     except OutputError as exc:
         _fail("export", exc)
+
+
+@cli.command(name="release")
+@root_option
+@click.argument("version")
+@click.option("--date", "day", default=None, metavar="YYYY-MM-DD", help="Default: today.")
+@click.option("--title", default="", help="One line on the release (default: 'Release V').")
+def release_command(root: Path | None, version: str, day: str | None, title: str) -> None:
+    """Record release VERSION: releases.yaml, a CHANGELOG.md section, CITATION.cff."""
+    import datetime as dt
+
+    from safewrite.errors import OutputError
+
+    from .publish.outputs import corpus_lock
+    from .workflow.release import TAG, ReleaseError, release
+
+    root = resolve_root(root)
+    try:
+        date = dt.date.fromisoformat(day) if day else None
+    except ValueError:
+        raise click.UsageError(f"--date {day} is not a date (YYYY-MM-DD)") from None
+    try:
+        with corpus_lock(root):
+            changes = release(root, version, date, title)
+    except (ReleaseError, OutputError) as exc:
+        _fail("release", exc)
+    click.echo(
+        f"release {version}: {len(changes.added)} added, {len(changes.removed)} removed, "
+        f"{len(changes.retagged)} retags; wrote releases.yaml, CHANGELOG.md, CITATION.cff"
+    )
+    click.echo(f"next: commit, then tag the commit: git tag {TAG.format(version=version)}")
 
 
 @cli.command(name="diff")

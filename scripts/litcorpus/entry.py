@@ -44,7 +44,7 @@ def _check_options(argv: list[str]) -> tuple[Path | None, str, bool] | None:
 def run_check(root: Path | None, fmt: str, strict: bool) -> int:
     """Validate the corpus at ROOT (default: the nearest above), print the report, and return
     the exit code."""
-    from .check.validate import check
+    from .analysis.result import check
     from .model.corpus import find_root
     from .progress import terminal_progress
 

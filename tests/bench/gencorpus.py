@@ -1,11 +1,13 @@
 """Generates a synthetic but valid corpus of any size from the real one: the taxonomy, the 84
 shipped papers, the exclusions and the second reader's file, plus synthetic entries whose tags
 copy the tag set of a random shipped entry (so tag distributions and required-when rules hold)
-and whose titles, authors and summaries are drawn from the shipped vocabulary."""
+and whose titles, authors and summaries are drawn from the shipped vocabulary. Synthetic
+entries are dated after the survey's snapshot."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import random
 import re
@@ -17,6 +19,7 @@ import yaml
 from litcorpus.model.taxonomy import load_taxonomy
 
 REPO = Path(__file__).resolve().parents[2]
+SNAPSHOT = dt.date(2026, 5, 4)  # the survey's snapshot (version 2026.05)
 
 
 def _quote(value: object) -> str:
@@ -61,8 +64,12 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
         for tag in tags:
             if tag in model:
                 lines.append(f"{tag}: {_quote(model[tag])}")
+        if "orchestration_evidence" in model:  # each copied orchestration tag keeps its source
+            lines.append(f"orchestration_evidence: {json.dumps(model['orchestration_evidence'])}")
         summary = " ".join(rng.choice(words).lower() for _ in range(rng.randint(14, 30)))
         lines.append(f"summary: {_quote(summary.capitalize() + '.')}")
+        # every synthetic entry arrives after the survey's snapshot, as a living corpus grows
+        lines.append(f"added: {_quote((SNAPSHOT + dt.timedelta(days=1 + i % 200)).isoformat())}")
         (out / "papers" / f"syn{i:06d}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -1,60 +1,45 @@
-"""Reads claims.yaml and evaluates the survey's claims against the corpus.
+"""Evaluates the survey's claims (read by model.claimsfile) against the corpus.
 
-A claim selects records with a filter (see `query`) and states an expectation: a count, an
-exact set of keys, or tags a named entry must carry. `claim_problems` checks the file against
-the taxonomy (for `check`); `evaluate` says, per claim, whether it held and which entries
-stand behind it.
+A claim speaks of a release (the survey's snapshot, say) or of the live corpus. It is
+evaluated on the records added up to its release, with their tags as they are now, so that
+a later retag can still break it while a later addition cannot; a release's claim is also
+evaluated on the live corpus, to say whether it still holds. Outcomes are worded plainly:
+"no entry", "at most 2 entries", "exactly c3 and debate-as-reward".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from ..model.corpus import Corpus, load_corpus
-from ..model.problems import Problem
-from ..model.query import NUMERIC, Where, filter_problems, matches
-from ..model.yamlio import Document, FieldPath, read_document
+from ..model.claimsfile import ALL_KINDS, Claim
+from ..model.corpus import Corpus
+from ..model.query import NUMERIC, matches
+from ..model.releases import LIVE
 
-CLAIMS_FILE = "claims.yaml"
-ALL_KINDS = "all"  # a claim over every record kind (a headline count)
-CLAIM_FIELDS = ("id", "text", "boundary", "kind", "where", "expect")
-SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_BOUNDS = {"eq": "", "ne": "other than ", "lt": "fewer than ", "le": "at most ",
+           "gt": "more than ", "ge": "at least "}  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
-    id: str
-    text: str
-    boundary: str
-    kind: str
-    where: Where
-    expect: dict[str, Any]
+def entries(n: int) -> str:
+    return "no entry" if n == 0 else "1 entry" if n == 1 else f"{n:,} entries"
 
 
-@dataclass(slots=True)
-class ClaimsFile:
-    doc: Document = field(default_factory=Document)
-    claims: list[Claim] = field(default_factory=list)
-    prisma: dict[str, Any] | None = None
-    problems: list[Problem] = field(default_factory=list)
+def _listed(keys: list[str]) -> str:
+    return ", ".join(keys) if keys else "none"
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimResult:
-    claim: Claim
+class Outcome:
+    """One evaluation of a claim: whether it held, what it expects and what was found."""
+
     held: bool
     expected: str
     actual: str
     keys: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        c = self.claim
         return {
-            "id": c.id,
-            "text": c.text,
-            "boundary": c.boundary,
             "held": self.held,
             "expected": self.expected,
             "actual": self.actual,
@@ -62,130 +47,60 @@ class ClaimResult:
         }
 
 
-def load_claims(corpus: Corpus) -> ClaimsFile:
-    """Read and check claims.yaml below the corpus root (an absent file holds no claims)."""
-    file = corpus.root / CLAIMS_FILE
-    out = ClaimsFile()
-    if not file.exists():
-        return out
-    out.doc = doc = read_document(file, CLAIMS_FILE)
-    out.problems += doc.problems
-    tax = corpus.taxonomy
-    default_kind = next(iter(tax.kinds), "")
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    claim: Claim
+    at: Outcome  # at the claim's release (the live corpus, for a live claim)
+    now: Outcome | None = None  # on the live corpus, for a release's claim
 
-    def bad(
-        p: FieldPath, message: str, hint: str | None = None, code: str = "claim-invalid"
-    ) -> None:
-        line, col = doc.where(p)
-        out.problems.append(
-            Problem(CLAIMS_FILE, code, message, line, col, ".".join(map(str, p)) or None, hint)
-        )
+    @property
+    def held(self) -> bool:
+        return self.at.held
 
-    data = doc.data
-    if data is None:
-        return out
-    if not isinstance(data, dict) or not isinstance(data.get("claims", []), list):
-        bad((), "claims.yaml holds a mapping with a 'claims' list")
-        return out
-    keys = {kind: {r.stem for r in corpus.of(kind)} for kind in tax.kinds}
-    seen: set[str] = set()
-    for i, raw in enumerate(data.get("claims") or []):
-        path: FieldPath = ("claims", i)
-        if not isinstance(raw, dict):
-            bad(path, "a claim is a mapping")
-            continue
-        for name in raw:
-            if name not in CLAIM_FIELDS:
-                bad(
-                    (*path, name),
-                    f"unknown claim field '{name}'",
-                    f"allowed: {', '.join(CLAIM_FIELDS)}",
-                    "unknown-field",
-                )
-        cid, kind = raw.get("id"), raw.get("kind", default_kind)
-        if not isinstance(cid, str) or not cid:
-            bad(path, "a claim needs an id")
-            continue
-        if cid in seen:
-            bad((*path, "id"), f"claim id '{cid}' is used twice")
-        seen.add(cid)
-        for name in ("text", "boundary"):
-            if not isinstance(raw.get(name), str) or not raw[name].strip():
-                bad(path, f"claim '{cid}' needs a {name}", code="missing-field")
-        if kind == ALL_KINDS:
-            if raw.get("where") or set(raw.get("expect") or {}) != {"count"}:
-                bad((*path, "kind"), "kind 'all' counts every record: no where, only count")
-                continue
-        elif kind not in tax.kinds:
-            bad(
-                (*path, "kind"),
-                f"unknown record kind '{kind}'",
-                f"one of: {', '.join([*tax.kinds, ALL_KINDS])}",
-            )
-            continue
-        before = len(out.problems)
-        where = raw.get("where") or {}
-        if kind != ALL_KINDS:
-            out.problems += filter_problems(where, tax, kind, doc, (*path, "where"), CLAIMS_FILE)
-        expect: Any = raw.get("expect")
-        ok = _expect_ok(expect, kind, keys.get(kind, set()), tax, doc, (*path, "expect"), bad, out)
-        if ok and len(out.problems) == before:  # only well-formed claims are evaluated
-            text, boundary = str(raw.get("text", "")), str(raw.get("boundary", ""))
-            out.claims.append(Claim(cid, text, boundary, kind, where, dict(expect)))
-    prisma = data.get("prisma")
-    out.prisma = prisma if isinstance(prisma, dict) else None
-    return out
+    def to_dict(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "id": c.id,
+            "text": c.text,
+            "boundary": c.boundary,
+            "snapshot": c.snapshot,
+            **self.at.to_dict(),
+            "now": self.now.to_dict() if self.now else None,
+        }
+
+    def summary(self) -> str:
+        """'held at 2026.05 (no entry); holds now (no entry)', or for a live claim
+        'holds now (no entry)'."""
+        at = "holds now" if self.claim.snapshot == LIVE else f"held at {self.claim.snapshot}"
+        if not self.at.held:
+            at = "BROKEN now" if self.claim.snapshot == LIVE else f"BROKEN at {self.claim.snapshot}"
+        text = f"{at} ({self.at.actual})"
+        if self.now is not None:
+            text += f"; {'holds now' if self.now.held else 'no longer holds'} ({self.now.actual})"
+        return text
 
 
-def _expect_ok(
-    expect: Any,
-    kind: str,
-    known: set[str],
-    tax: Any,
-    doc: Document,
-    path: FieldPath,
-    bad: Any,
-    out: ClaimsFile,
-) -> bool:
-    forms = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
-    if not isinstance(expect, dict) or not ({"count", "keys", "entry"} & set(expect)):
-        bad(path, "a claim needs an expectation", forms)
-        return False
-    if "count" in expect:
-        count = expect["count"]
-        if (
-            not isinstance(count, dict)
-            or not count
-            or any(op not in NUMERIC or not isinstance(n, int) for op, n in count.items())
-        ):
-            bad(
-                (*path, "count"),
-                "count takes comparisons with whole numbers",
-                "e.g. count: {le: 2}",
-            )
-            return False
-    listed = list(expect.get("keys") or [])
-    if "entry" in expect:
-        listed.append(expect["entry"])
-        has = expect.get("has")
-        if not isinstance(has, dict) or not has:
-            bad((*path, "has"), "entry needs has: {axis: value}")
-            return False
-        as_filter = {a: {"all": v if isinstance(v, list) else [v]} for a, v in has.items()}
-        out.problems.extend(filter_problems(as_filter, tax, kind, doc, (*path, "has"), CLAIMS_FILE))
-    for key in listed:
-        if key not in known:
-            bad(path, f"'{key}' is not a {kind} in the corpus", code="claim-invalid")
-    return True
+def _records(corpus: Corpus) -> dict[str, dict[str, dict[str, Any]]]:
+    data = {kind: {r.stem: r.data for r in corpus.of(kind)} for kind in corpus.taxonomy.kinds}
+    data[ALL_KINDS] = {r.path: r.data for r in corpus}
+    return data
 
 
 def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
-    data = {kind: {r.stem: r.data for r in corpus.of(kind)} for kind in corpus.taxonomy.kinds}
-    data[ALL_KINDS] = {r.path: r.data for r in corpus}
-    return [evaluate_one(c, data[c.kind]) for c in claims]
+    """Each claim at its release and, for a release's claim, on CORPUS as it is."""
+    live = _records(corpus)
+    views: dict[str, dict[str, dict[str, dict[str, Any]]]] = {LIVE: live}
+    for release in corpus.releases.items:
+        views[release.version] = _records(corpus.as_of(release.date))
+    out = []
+    for c in claims:
+        at = evaluate_one(c, views.get(c.snapshot, live)[c.kind])
+        now = None if c.snapshot == LIVE else evaluate_one(c, live[c.kind])
+        out.append(ClaimResult(c, at, now))
+    return out
 
 
-def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> ClaimResult:
+def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:
     hits = sorted(k for k, d in records.items() if matches(d, claim.where))
     expect = claim.expect
     if "entry" in expect:
@@ -193,27 +108,23 @@ def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> ClaimResul
         entry = records.get(key, {})
         want = {a: {"all": v if isinstance(v, list) else [v]} for a, v in has.items()}
         held = key in records and matches(entry, want) and (not claim.where or key in hits)
-        shown = ", ".join(f"{a}={v}" for a, v in has.items())
-        actual = ", ".join(f"{a}={entry.get(a)}" for a in has)
-        return ClaimResult(claim, held, f"{key} has {shown}", actual, [key])
+        shown = "; ".join(f"{a}: {', '.join(v) if isinstance(v, list) else v}"
+                          for a, v in has.items())  # fmt: skip
+        found = "; ".join(f"{a}: {_value(entry.get(a))}" for a in has)
+        actual = found if key in records else f"{key} is not in the corpus"
+        return Outcome(held, f"{key} is tagged {shown}", actual, [key])
     if "keys" in expect:
         want_keys = sorted(map(str, expect["keys"]))
-        return ClaimResult(
-            claim,
-            hits == want_keys,
-            f"entries == {{{', '.join(want_keys)}}}",
-            f"{{{', '.join(hits)}}}",
-            hits,
-        )
+        return Outcome(hits == want_keys, f"exactly {_listed(want_keys)}", _listed(hits), hits)
     count = expect["count"]
     held = all(NUMERIC[op](len(hits), n) for op, n in count.items())
-    expected = " and ".join(f"count {SYMBOLS[op]} {n}" for op, n in count.items())
-    return ClaimResult(claim, held, expected, f"count = {len(hits)}", hits)
+    expected = " and ".join(
+        "no entry" if (op, n) == ("eq", 0) else _BOUNDS[op] + entries(n) for op, n in count.items()
+    )
+    return Outcome(held, expected, entries(len(hits)), hits)
 
 
-def claims_report(root: Path) -> tuple[list[ClaimResult], list[Problem]]:
-    """Load the corpus and evaluate claims.yaml (what `litcorpus claims` runs)."""
-    corpus = load_corpus(root)
-    loaded = load_claims(corpus)
-    errors = [p for p in loaded.problems if p.severity == "error"]
-    return evaluate(loaded.claims, corpus), errors
+def _value(value: Any) -> str:
+    if value is None or value == []:
+        return "none"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -1,8 +1,13 @@
-"""The screening flow (PRISMA style): computed from the records, checked against the flow the
-survey declares in claims.yaml, and written in the PRISMA2020 package's CSV template.
+"""The screening flow (PRISMA 2020): computed from the records, checked against the flow the
+survey declares in claims.yaml, and extended, for a living review, by the update flow since
+the previous release; written in the PRISMA2020 package's CSV template.
 
 Every record is identified once; each screening stage, in the taxonomy's order, removes the
-exclusions coded with it; what survives the last stage is the retained corpus.
+exclusions coded with it; what survives the last stage is included. The declared flow speaks
+of one release (or of the live corpus), so records added later never break it. The update
+flow splits the records added since the previous release by how they were found: through a
+logged search (searches.yaml; its counts must add up with the records that name it) or
+through other methods.
 """
 
 from __future__ import annotations
@@ -10,23 +15,26 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-from ..model.corpus import Corpus
+from ..model.claimsfile import CLAIMS_FILE, ClaimsFile
+from ..model.corpus import Corpus, Record
 from ..model.problems import Problem
+from ..model.releases import LIVE, Release
+from ..model.searches import SEARCHES_FILE, Searches
+from ..model.sections import Section
 from ..model.views import Views
-from .claims import CLAIMS_FILE, ClaimsFile
 
 
-def compute_flow(corpus: Corpus, views: Views) -> dict[str, Any] | None:
-    """Boxes of the flow: identified, each stage (assessed, excluded by reason), included."""
-    if not views.prisma:
-        return None
+def _stages(records: Iterable[Record], corpus: Corpus, views: Views) -> dict[str, Any]:
+    """Identified, each stage (assessed, excluded by reason) and included, for RECORDS."""
     tax, p = corpus.taxonomy, views.prisma
     stage_axis, reason_axis = tax.axes[p["stage_axis"]], tax.axes[p["reason_axis"]]
-    excluded = [r.data for r in corpus.of(p["kind"])]
-    included = sum(1 for k in tax.kinds if k != p["kind"] for _ in corpus.of(k))
-    remaining = len(excluded) + included
+    records = list(records)
+    excluded = [r.data for r in records if r.kind == p["kind"]]
+    included = sum(r.kind != p["kind"] for r in records)
+    remaining = len(records)
     flow: dict[str, Any] = {"identified": remaining, "stages": [], "included": included}
     for stage in stage_axis.values:
         here = [d for d in excluded if d.get(stage_axis.id) == stage.id]
@@ -44,33 +52,37 @@ def compute_flow(corpus: Corpus, views: Views) -> dict[str, Any] | None:
     return flow
 
 
-def flow_problems(loaded: ClaimsFile, flow: dict[str, Any] | None) -> list[Problem]:
-    """The declared flow must add up box by box, and equal the flow the records give."""
-    declared, doc = loaded.prisma, loaded.doc
+def compute_flow(corpus: Corpus, views: Views) -> dict[str, Any] | None:
+    """The flow of every record of CORPUS (a release's view of it, or the live corpus)."""
+    return _stages(corpus.records, corpus, views) if views.prisma else None
+
+
+def declared_corpus(loaded: ClaimsFile, corpus: Corpus) -> Corpus:
+    """The corpus the declared flow speaks of: its release's records, or all of them."""
+    snapshot = (loaded.prisma or {}).get("snapshot", LIVE)
+    release = corpus.releases.get(str(snapshot))
+    return corpus.as_of(release.date) if release else corpus
+
+
+def flow_problems(loaded: ClaimsFile, corpus: Corpus) -> list[Problem]:
+    """The declared flow must add up box by box, and equal the flow its release's records
+    give."""
+    declared = loaded.prisma
+    flow = compute_flow(declared_corpus(loaded, corpus), corpus.taxonomy.views)
     if declared is None or flow is None:
         return []
-    out: list[Problem] = []
+    r = Section(loaded.doc, CLAIMS_FILE, "prisma-mismatch")
+    hint = "fix the declared numbers or the records' stages"
 
     def bad(path: tuple[str, ...], message: str) -> None:
-        line, col = doc.where(("prisma", *path))
-        out.append(
-            Problem(
-                CLAIMS_FILE,
-                "prisma-mismatch",
-                message,
-                line,
-                col,
-                ".".join(("prisma", *path)),
-                "fix the declared numbers or the records' stages",
-            )
-        )
+        r.bad(("prisma", *path), message, hint)
 
     raw_stages = declared.get("stages")
     stages: dict[str, Any] = raw_stages if isinstance(raw_stages, dict) else {}
     order = [s["id"] for s in flow["stages"]]
     if list(stages) != order:
         bad(("stages",), f"stages must be {', '.join(order)} in this order")
-        return out
+        return r.problems
     carried = declared.get("identified")
     for name, box in stages.items():
         assessed = box.get("assessed") if isinstance(box, dict) else None
@@ -82,7 +94,7 @@ def flow_problems(loaded: ClaimsFile, flow: dict[str, Any] | None) -> list[Probl
             )
         if not isinstance(assessed, int) or not isinstance(excluded, int):
             bad(("stages", name), f"{name} needs whole-number assessed and excluded")
-            return out
+            return r.problems
         carried = assessed - excluded
     if declared.get("included") != carried:
         bad(
@@ -100,50 +112,176 @@ def flow_problems(loaded: ClaimsFile, flow: dict[str, Any] | None) -> list[Probl
             node = node.get(part) if isinstance(node, dict) else None
         if node != value:
             bad(parts, f"declared {node}, but the records give {value}")
-    return out
+    return r.problems
 
 
-def prisma2020_csv(flow: dict[str, Any], reason_labels: dict[str, str]) -> str | None:
+def search_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
+    """Every record names a logged search or none; each search's records found, less its
+    duplicates, are exactly the records that name it; no record names a search run after it
+    entered the corpus."""
+    out: list[Problem] = []
+    naming: Counter[str] = Counter()
+    for rec in corpus:
+        sid = rec.data.get("search")
+        if sid is None:
+            continue
+        search = searches.items.get(str(sid))
+        line, col = rec.doc.where(("search",))
+        if search is None:
+            known = ", ".join(searches.items) or f"none; log it in {SEARCHES_FILE}"
+            message = f"names search '{sid}', which {SEARCHES_FILE} does not log"
+            out.append(
+                Problem(rec.path, "search-invalid", message, line, col, "search", f"{known}")
+            )
+            continue
+        naming[search.id] += 1
+        if rec.added and search.date_run > rec.added:
+            message = f"entered the corpus on {rec.added}, before search {sid} ran"
+            out.append(Problem(rec.path, "search-invalid", message, line, col, "search"))
+    r = Section(searches.doc, SEARCHES_FILE, "search-mismatch")
+    for i, search in enumerate(searches.items.values()):
+        expected = search.records_found - search.duplicates
+        if naming[search.id] != expected:
+            r.bad(
+                ("searches", i),
+                f"search {search.id} found {search.records_found} records, "
+                f"{search.duplicates} of them duplicates, so {expected} were screened; "
+                f"{naming[search.id]} records name it",
+                "log every screened record (retained or excluded) with search: "
+                f"{search.id}, or correct the counts",
+            )
+    return out + r.problems
+
+
+def update_flow(corpus: Corpus, searches: Searches, previous: Release) -> dict[str, Any] | None:
+    """The PRISMA 2020 flow of an updated review: the studies included in the previous
+    release, the records added since split by how they were found, and the new total."""
+    views = corpus.taxonomy.views
+    if not views.prisma:
+        return None
+    before = corpus.as_of(previous.date)
+    old = {id(r) for r in before.records}
+    new = [r for r in corpus if id(r) not in old]
+    searched = [r for r in new if r.data.get("search") is not None]
+    other = [r for r in new if r.data.get("search") is None]
+    used = {str(r.data["search"]) for r in searched} & set(searches.items)
+    logged = [searches.items[s] for s in sorted(used)]
+    via_searches = _stages(searched, corpus, views)
+    via_searches["identified"] = sum(s.records_found for s in logged)
+    via_searches["duplicates"] = sum(s.duplicates for s in logged)
+    via_searches["searches"] = [s.id for s in logged]
+    via_other = _stages(other, corpus, views)
+    previous_studies = sum(r.kind != views.prisma["kind"] for r in before.records)
+    new_studies = via_searches["included"] + via_other["included"]
+    return {
+        "previous": {
+            "version": previous.version,
+            "date": previous.date.isoformat(),
+            "studies": previous_studies,
+        },
+        "searches": via_searches,
+        "other": via_other,
+        "new_studies": new_studies,
+        "total_studies": previous_studies + new_studies,
+    }
+
+
+# The PRISMA2020 package's CSV template (inst/extdata/PRISMA.csv): data key, node, box.
+_TEMPLATE = {
+    "previous_studies": ("node5", "box1"),
+    "database_results": ("node7", "box2"),
+    "citations_results": ("NA", "box11"),
+    "duplicates": ("node8", "box3"),
+    "records_screened": ("node9", "box4"),
+    "records_excluded": ("node10", "box5"),
+    "dbr_sought_reports": ("node11", "box6"),
+    "dbr_notretrieved_reports": ("node12", "box7"),
+    "other_sought_reports": ("node18", "box12"),
+    "other_notretrieved_reports": ("node19", "box13"),
+    "dbr_assessed": ("node13", "box8"),
+    "dbr_excluded": ("node14", "box9"),
+    "other_assessed": ("node20", "box14"),
+    "other_excluded": ("node21", "box15"),
+    "new_studies": ("node15", "box10"),
+    "total_studies": ("node22", "box16"),
+}
+
+
+def _reasons(stages: list[dict[str, Any]], labels: dict[str, str]) -> str:
+    """'Reason, n; Reason, n' over STAGES, as the template writes reasons."""
+    counted: Counter[str] = Counter()
+    for s in stages:
+        counted.update(s["reasons"])
+    return "; ".join(f"{labels.get(r, r)}, {n}" for r, n in counted.items())
+
+
+def prisma2020_csv(
+    flow: dict[str, Any],
+    reason_labels: dict[str, str],
+    update: dict[str, Any] | None = None,
+) -> str | None:
     """The flow in the CSV template that the PRISMA2020 R package reads (PRISMA_data).
 
-    The first stage maps to duplicate removal, the second to title/abstract screening, and
-    the later ones together to the assessment of reports."""
+    Without UPDATE, the whole corpus is one review: the first stage maps to duplicate
+    removal, the second to title/abstract screening, and the later ones together to the
+    assessment of reports. With UPDATE, the previous release's studies fill the 'previous
+    version' box, the records added since fill the databases arm (logged searches) and the
+    other-methods arm, and the total adds both."""
     stages = flow["stages"]
     if len(stages) < 2:
         return None  # the template needs a duplicate stage and a title/abstract stage
-    first, screened, later = stages[0], stages[1], stages[2:]
-    assessed = later[0]["assessed"] if later else screened["assessed"] - screened["excluded"]
-    reasons: Counter[str] = Counter()
-    for s in later:
-        reasons.update(s["reasons"])
-    excluded_text = "; ".join(f"{reason_labels.get(r, r)}, {n}" for r, n in reasons.items())
-    rows = [
-        ("database_results", "node7", "box2", "Records identified", flow["identified"]),
-        ("duplicates", "node8", "box3", "Duplicate records removed", first["excluded"]),
-        (
-            "records_screened",
-            "node9",
-            "box4",
-            "Records screened on title and abstract",
-            screened["assessed"],
-        ),
-        (
-            "records_excluded",
-            "node10",
-            "box5",
-            "Records excluded on title and abstract",
-            screened["excluded"],
-        ),
-        ("dbr_sought_reports", "node11", "box6", "Reports sought for retrieval", assessed),
-        ("dbr_notretrieved_reports", "node12", "box7", "Reports not retrieved", 0),
-        ("dbr_assessed", "node13", "box8", "Reports assessed (full text and artifacts)", assessed),
-        ("dbr_excluded", "node14", "box9", "Reports excluded, with reasons", excluded_text),
-        ("new_studies", "node15", "box10", "New studies included in review", flow["included"]),
-        ("total_studies", "node22", "box16", "Total studies included in review", flow["included"]),
-    ]
+    rows: list[tuple[str, str, object]] = []
+    if update is None:
+        first, screened, later = stages[0], stages[1], stages[2:]
+        assessed = later[0]["assessed"] if later else screened["assessed"] - screened["excluded"]
+        rows += [
+            ("database_results", "Records identified", flow["identified"]),
+            ("duplicates", "Duplicate records removed", first["excluded"]),
+            ("records_screened", "Records screened on title and abstract", screened["assessed"]),
+            ("records_excluded", "Records excluded on title and abstract", screened["excluded"]),
+            ("dbr_sought_reports", "Reports sought for retrieval", assessed),
+            ("dbr_notretrieved_reports", "Reports not retrieved", 0),
+            ("dbr_assessed", "Reports assessed (full text and artifacts)", assessed),
+            ("dbr_excluded", "Reports excluded, with reasons", _reasons(later, reason_labels)),
+            ("new_studies", "New studies included in review", flow["included"]),
+            ("total_studies", "Total studies included in review", flow["included"]),
+        ]
+    else:
+        s, o = update["searches"], update["other"]
+        first, screened, later = s["stages"][0], s["stages"][1], s["stages"][2:]
+        assessed = screened["assessed"] - screened["excluded"]
+        o_assessed = o["stages"][1]["assessed"] - o["stages"][1]["excluded"]
+        previous = update["previous"]
+        rows += [
+            (
+                "previous_studies",
+                f"Studies included in the previous release ({previous['version']})",
+                previous["studies"],
+            ),
+            ("database_results", "Records identified by logged searches", s["identified"]),
+            ("citations_results", "Records identified by other methods", o["identified"]),
+            ("duplicates", "Duplicate records removed", s["duplicates"] + first["excluded"]),
+            ("records_screened", "Records screened on title and abstract", screened["assessed"]),
+            ("records_excluded", "Records excluded on title and abstract", screened["excluded"]),
+            ("dbr_sought_reports", "Reports sought for retrieval", assessed),
+            ("dbr_notretrieved_reports", "Reports not retrieved", 0),
+            ("dbr_assessed", "Reports assessed (full text and artifacts)", assessed),
+            ("dbr_excluded", "Reports excluded, with reasons", _reasons(later, reason_labels)),
+            ("other_sought_reports", "Reports sought for retrieval (other methods)", o_assessed),
+            ("other_notretrieved_reports", "Reports not retrieved (other methods)", 0),
+            ("other_assessed", "Reports assessed (other methods)", o_assessed),
+            (
+                "other_excluded",
+                "Reports excluded, with reasons (other methods)",
+                _reasons(o["stages"], reason_labels),
+            ),
+            ("new_studies", "New studies included in review", update["new_studies"]),
+            ("total_studies", "Total studies included in review", update["total_studies"]),
+        ]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["data", "node", "box", "description", "boxtext", "tooltips", "url", "n"])
-    for data, node, box, text, n in rows:
+    for data, text, n in rows:
+        node, box = _TEMPLATE[data]
         w.writerow([data, node, box, text, text, text, "", n])
     return buf.getvalue()

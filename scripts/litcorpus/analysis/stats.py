@@ -5,29 +5,25 @@ agreement. Reads a loaded corpus; returns one JSON-ready dict (the stats.json co
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..model.corpus import Corpus
 from ..model.query import describe, matches
 from ..model.taxonomy import Axis
-from ..model.views import GapTable, Views, load_views
-from .agreement import agreement
-from .claims import evaluate, load_claims
-from .prisma import compute_flow
+from ..model.views import GapTable, Views
+
+if TYPE_CHECKING:
+    from .result import Result
 
 
-def corpus_hash(corpus: Corpus) -> str:
-    """A content hash of the taxonomy and every record file, naming the exact corpus state."""
-    digest = hashlib.sha256()
-    files = ["taxonomy.yaml", "claims.yaml", *sorted(r.path for r in corpus)]
-    for rel in files:
-        path = corpus.root / rel
-        if path.is_file():
-            digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+def headline(corpus: Corpus) -> dict[str, int]:
+    """Retained, excluded and audited records of CORPUS (or of a release's view of it)."""
+    views = corpus.taxonomy.views
+    excluded = len(corpus.of(views.prisma["kind"])) if views.prisma else 0
+    retained = len(corpus.records) - excluded
+    return {"retained": retained, "excluded": excluded, "audited": retained + excluded}
 
 
 def _frame(corpus: Corpus, kind: str) -> pd.DataFrame:
@@ -150,22 +146,28 @@ def scale_gap(frame: pd.DataFrame, views: Views) -> dict[str, Any]:
     return {"fields": views.scale_fields, "regimes": regimes}
 
 
-def compute_stats(corpus: Corpus) -> dict[str, Any]:
-    """Everything stats.json holds."""
+def compute_stats(result: Result) -> dict[str, Any]:
+    """Everything stats.json holds, from a result whose claims, flow and agreement are
+    already computed."""
+    corpus = result.corpus
     tax = corpus.taxonomy
-    views, _ = load_views(tax)
+    views = tax.views
     frames = {kind: _frame(corpus, kind) for kind in tax.kinds}
     papers = frames.get("paper", pd.DataFrame())
-    n_excluded = len(corpus.of(views.prisma["kind"])) if views.prisma else 0
-    n_retained = len(corpus.records) - n_excluded
     out: dict[str, Any] = {
-        "version": tax.version,
-        "corpus": {
-            "retained": n_retained,
-            "excluded": n_excluded,
-            "audited": n_retained + n_excluded,
-            "hash": corpus_hash(corpus),
-        },
+        "version": result.version,
+        "as_of": corpus.as_of_day.isoformat() if corpus.as_of_day else None,
+        "corpus": {**headline(corpus), "hash": corpus.hash()},
+        "releases": [
+            {
+                "version": r.version,
+                "date": r.date.isoformat(),
+                "title": r.title,
+                "corpus": headline(corpus.as_of(r.date)),
+            }
+            for r in corpus.releases.items
+            if corpus.as_of_day is None or r.date <= corpus.as_of_day
+        ],
         "counts": {a.id: count_values(frames[a.applies_to], a) for a in tax.axes.values()},
         "families": {},
     }
@@ -204,10 +206,8 @@ def compute_stats(corpus: Corpus) -> dict[str, Any]:
             "cols": list(table.columns),
             "cells": table.to_numpy().tolist(),
         }
-    loaded = load_claims(corpus)
-    out["claims"] = [r.to_dict() for r in evaluate(loaded.claims, corpus)]
-    out["prisma"] = compute_flow(corpus, views)
-    out["agreement"] = (
-        agreement(corpus, corpus.root / views.agreement_file)[0] if views.agreement_file else None
-    )
+    out["claims"] = [r.to_dict() for r in result.claims]
+    out["prisma"] = result.flow
+    out["prisma_update"] = result.update
+    out["agreement"] = result.agreement
     return out

@@ -7,17 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from ..analysis.agreement import agreement
-from ..analysis.claims import load_claims
-from ..analysis.prisma import compute_flow, flow_problems
-from ..model.corpus import Corpus, Record, load_corpus
+from ..model.corpus import Corpus, Record
 from ..model.problems import Problem, Report, Severity, choices_hint
 from ..model.taxonomy import Axis, FieldSpec, Taxonomy
-from ..model.views import load_views
 from ..model.yamlio import FieldPath
 from ..parallel import map_slices, no_cycle_collection
 from ..progress import Progress
@@ -471,7 +466,8 @@ def validate_corpus(
     strict: bool = False,
     progress: Progress | None = None,
 ) -> Report:
-    """Every problem in the corpus: loading, per-record and across records."""
+    """Every problem of the records: loading (the taxonomy's own included), per record and
+    across records. Claims, the screening flow and agreement are checked by analysis.result."""
     today = today or dt.date.today()
     report = Report(strict=strict)
     report.extend(corpus.problems)
@@ -479,21 +475,4 @@ def validate_corpus(
     with no_cycle_collection():
         report.extend(map_slices(_check_slice, (corpus, today), len(corpus.records), on_done))
         report.extend(find_duplicates(corpus))
-    views, view_problems = load_views(corpus.taxonomy)
-    report.extend(view_problems)
-    claims = load_claims(corpus)
-    report.extend(claims.problems)
-    report.extend(flow_problems(claims, compute_flow(corpus, views)))
-    if views.agreement_file:
-        report.extend(agreement(corpus, corpus.root / views.agreement_file)[1])
     return report
-
-
-def check(
-    root: Path,
-    strict: bool = False,
-    today: dt.date | None = None,
-    progress: Progress | None = None,
-) -> Report:
-    """Load and validate the corpus below ROOT (what `litcorpus check` runs)."""
-    return validate_corpus(load_corpus(root, progress), today, strict, progress)

@@ -7,6 +7,8 @@ rest are still read.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 from ..parallel import map_slices, no_cycle_collection
 from ..progress import Progress
 from .problems import Problem
+from .releases import Releases, load_releases
 from .taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
 from .yamlio import Document, read_document
 
@@ -30,6 +33,14 @@ class Record:
     def data(self) -> dict[str, Any]:
         return self.doc.data if isinstance(self.doc.data, dict) else {}
 
+    @property
+    def added(self) -> dt.date | None:
+        """The day the record entered the corpus (None when it does not say so validly)."""
+        try:
+            return dt.date.fromisoformat(str(self.data.get("added")))
+        except ValueError:
+            return None
+
 
 @dataclass(slots=True)
 class Corpus:
@@ -37,12 +48,34 @@ class Corpus:
     taxonomy: Taxonomy
     records: list[Record] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    releases: Releases = field(default_factory=Releases)
+    as_of_day: dt.date | None = None  # set on a view of the corpus as it stood on that day
 
     def of(self, kind: str) -> list[Record]:
         return [r for r in self.records if r.kind == kind]
 
+    def as_of(self, day: dt.date) -> Corpus:
+        """The records added up to DAY (with their tags as they are now): a release's corpus."""
+        kept = [r for r in self.records if (r.added or dt.date.max) <= day]
+        return Corpus(self.root, self.taxonomy, kept, [], self.releases, day)
+
+    def first_added(self) -> dt.date | None:
+        days = [r.added for r in self.records if r.added]
+        return min(days) if days else None
+
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)
+
+    def hash(self) -> str:
+        """A content hash of the taxonomy, the claims and every record file: the exact
+        state of the corpus, as cited in stats.json and the READMEs."""
+        digest = hashlib.sha256()
+        named = ["taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml"]
+        for rel in [*named, *sorted(r.path for r in self.records)]:
+            path = self.root / rel
+            if path.is_file():
+                digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()[:16]
 
     def forget_positions(self) -> None:
         """Drop what only locates problems (field positions, YAML's retypings): a valid
@@ -146,7 +179,8 @@ def _read_slice(jobs: list[tuple[str, Path, str]], start: int, stop: int) -> lis
 def load_corpus(root: Path, progress: Progress | None = None) -> Corpus:
     """Read the taxonomy and every record file below ROOT (a large corpus in parallel)."""
     taxonomy, problems = load_taxonomy(root)
-    corpus = Corpus(root, taxonomy, problems=problems)
+    releases = load_releases(root)
+    corpus = Corpus(root, taxonomy, problems=[*problems, *releases.problems], releases=releases)
     jobs = [
         (kind.id, file, rel)
         for kind in taxonomy.kinds.values()

@@ -11,6 +11,8 @@ CODES: dict[str, str] = {
     "unreadable-input": "An input that is missing, not a regular file, too large or not UTF-8.",
     "arxiv-unavailable": "The arXiv API could not be reached or answered with no paper.",
     "readme-markers": "README.md lacks the markers around its generated list.",
+    "bad-as-of": "An --as-of that names no release, or a day before the first record.",
+    "release-refused": "A release that cannot be made: the corpus has problems or it exists.",
     "out-of-memory": "The run needed more memory than the process may use.",
     "system-error": "The system refused to read or write a file the run needed.",
 }

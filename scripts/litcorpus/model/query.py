@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .problems import Problem, did_you_mean
+from .problems import did_you_mean
 from .taxonomy import Taxonomy
-from .yamlio import Document, FieldPath
+
+if TYPE_CHECKING:
+    from .sections import Section
+from .yamlio import FieldPath
 
 NUMERIC: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq,
@@ -73,18 +76,18 @@ def describe(where: Where) -> str:
 
 
 def filter_problems(
-    where: Any, tax: Taxonomy, kind: str, doc: Document, path: FieldPath, file: str
-) -> list[Problem]:
-    """Problems of one filter: unknown fields, values and operators."""
-    out: list[Problem] = []
+    where: Any, tax: Taxonomy, kind: str, section: Section, path: FieldPath
+) -> bool:
+    """Record in SECTION the problems of one filter (unknown fields, values and operators);
+    True when it has none."""
+    before = len(section.problems)
 
     def bad(p: FieldPath, code: str, message: str, hint: str | None = None) -> None:
-        line, col = doc.where(p)
-        out.append(Problem(file, code, message, line, col, ".".join(map(str, p)), hint))
+        section.problem(p, code, message, hint)
 
     if not isinstance(where, dict):
         bad(path, "claim-invalid", "a filter is a mapping of field: condition")
-        return out
+        return False
     axes = {a.id: a for a in tax.axes_for(kind)}
     fields = tax.kinds[kind].fields if kind in tax.kinds else {}
     for name, cond in where.items():
@@ -129,4 +132,4 @@ def filter_problems(
                     f"unknown operator '{op}'",
                     f"one of: {', '.join([*SETS, 'present', *NUMERIC])}",
                 )
-    return out
+    return len(section.problems) == before

@@ -9,10 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .problems import Problem
+from .sections import Section
 from .yamlio import Document, FieldPath, read_document
+
+if TYPE_CHECKING:
+    from .views import Views
 
 TAXONOMY_FILE = "taxonomy.yaml"
 FIELD_TYPES = {"slug", "string", "text", "int", "date", "url", "urls", "authors", "ids", "evidence"}
@@ -100,6 +104,7 @@ class Taxonomy:
     axes: dict[str, Axis]
     id_schemes: dict[str, IdScheme]
     doc: Document = field(default_factory=Document, repr=False)
+    views: Views = field(default_factory=lambda: _views().Views(), repr=False)
 
     def axes_for(self, kind: str) -> list[Axis]:
         return [a for a in self.axes.values() if a.applies_to == kind]
@@ -108,54 +113,8 @@ class Taxonomy:
         return [*self.kinds[kind].fields, *(a.id for a in self.axes_for(kind))]
 
 
-class _Reader:
-    """Typed access to the taxonomy document that records problems instead of raising."""
-
-    def __init__(self, doc: Document) -> None:
-        self.doc, self.problems = doc, list[Problem]()
-
-    def problem(self, path: FieldPath, code: str, message: str, hint: str | None = None) -> None:
-        line, col = self.doc.where(path)
-        self.problems.append(
-            Problem(TAXONOMY_FILE, code, message, line, col, ".".join(map(str, path)) or None, hint)
-        )
-
-    def get(
-        self,
-        m: dict[str, Any],
-        path: FieldPath,
-        key: str,
-        typ: type | tuple[type, ...],
-        default: Any = ...,
-    ) -> Any:
-        if key not in m or m[key] is None:
-            if default is ...:
-                self.problem(path, "taxonomy-invalid", f"missing '{key}'")
-                return typ() if isinstance(typ, type) else None
-            return default
-        if typ is bool and m[key] in ("true", "false"):
-            return m[key] == "true"
-        if not isinstance(m[key], typ):
-            self.problem((*path, key), "taxonomy-invalid", f"'{key}' has the wrong type")
-            return typ() if isinstance(typ, type) else default
-        return m[key]
-
-    def items(
-        self, m: dict[str, Any], path: FieldPath, key: str, typ: type
-    ) -> list[tuple[FieldPath, Any]]:
-        seq = self.get(m, path, key, typ, typ())
-        pairs = seq.items() if isinstance(seq, dict) else enumerate(seq)
-        out = []
-        for k, item in pairs:
-            if isinstance(item, dict):
-                out.append(((*path, key, k), item))
-            else:
-                self.problem((*path, key, k), "taxonomy-invalid", "expected a mapping")
-        return out
-
-
 def _conditions(
-    r: _Reader, axis: dict[str, Any], path: FieldPath, key: str
+    r: Section, axis: dict[str, Any], path: FieldPath, key: str
 ) -> dict[str, list[str]]:
     raw = r.get(axis, path, key, dict, {})
     out: dict[str, list[str]] = {}
@@ -168,7 +127,7 @@ def _conditions(
 
 
 def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
-    r = _Reader(doc)
+    r = Section(doc, TAXONOMY_FILE, "taxonomy-invalid")
     root = doc.data if isinstance(doc.data, dict) else {}
     if doc.data is not None and not isinstance(doc.data, dict):
         r.problem((), "taxonomy-invalid", "taxonomy.yaml must be a mapping")
@@ -262,7 +221,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
     return tax, r.problems
 
 
-def _check_axis(r: _Reader, axis: Axis, path: FieldPath) -> None:
+def _check_axis(r: Section, axis: Axis, path: FieldPath) -> None:
     """Unique ids, codes and orders; families and redirects that resolve."""
     for attr in ("id", "code", "order"):
         seen: dict[object, str] = {}
@@ -295,7 +254,7 @@ def _check_axis(r: _Reader, axis: Axis, path: FieldPath) -> None:
                 )
 
 
-def _check_references(r: _Reader, tax: Taxonomy) -> None:
+def _check_references(r: Section, tax: Taxonomy) -> None:
     """Kinds name declared fields; axes point at known kinds, axes and values."""
     for kid, kind in tax.kinds.items():
         for attr in ("key_field", "title_field"):
@@ -358,4 +317,13 @@ def load_taxonomy(root: Path) -> tuple[Taxonomy, list[Problem]]:
                     f'quote it: "{raw}"',
                 )
             )
-    return tax, [*doc.problems, *problems]
+    tax.views, view_problems = _views().load_views(tax)
+    return tax, [*doc.problems, *problems, *view_problems]
+
+
+def _views() -> Any:
+    """The views module, which reads the taxonomy's stats and site sections (it imports this
+    module, so it is imported here on first use)."""
+    from . import views
+
+    return views

@@ -12,6 +12,7 @@ from typing import Any
 
 from .problems import Problem, did_you_mean
 from .query import Where, filter_problems
+from .sections import Section
 from .taxonomy import TAXONOMY_FILE, Taxonomy
 from .yamlio import FieldPath
 
@@ -57,58 +58,25 @@ class Views:
 
 
 def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
-    """Parse and check the stats declarations of a loaded taxonomy."""
-    doc = tax.doc
-    top = doc.data if isinstance(doc.data, dict) else {}
+    """Parse and check the stats and site declarations of a loaded taxonomy."""
+    r = Section(tax.doc, TAXONOMY_FILE, "taxonomy-invalid")
+    top = r.data
     raw = top.get("stats")
-    views, problems = Views(), list[Problem]()
+    views, problems = Views(), r.problems
+    bad = r.bad
     site: dict[str, Any] = top["site"] if isinstance(top.get("site"), dict) else {}
     for i, name in enumerate(site.get("readme_tags") or []):
         if name in tax.axes:
             views.readme_tags.append(name)
         else:
-            line, col = doc.where(("site", "readme_tags", i))
-            problems.append(
-                Problem(
-                    TAXONOMY_FILE,
-                    "taxonomy-invalid",
-                    f"readme_tags names unknown axis '{name}'",
-                    line,
-                    col,
-                    "site.readme_tags",
-                )
-            )
+            bad(("site", "readme_tags", i), f"readme_tags names unknown axis '{name}'")
     group = site.get("group_by")
     if group is not None and group in tax.axes and not tax.axes[group].multi:
         views.group_by = group
     elif group is not None:
-        line, col = doc.where(("site", "group_by"))
-        problems.append(
-            Problem(
-                TAXONOMY_FILE,
-                "taxonomy-invalid",
-                f"group_by must name a single-valued axis, not '{group}'",
-                line,
-                col,
-                "site.group_by",
-            )
-        )
+        bad(("site", "group_by"), f"group_by must name a single-valued axis, not '{group}'")
     if raw is None:
         return views, problems
-
-    def bad(path: FieldPath, message: str, hint: str | None = None) -> None:
-        line, col = doc.where(path)
-        problems.append(
-            Problem(
-                TAXONOMY_FILE,
-                "taxonomy-invalid",
-                message,
-                line,
-                col,
-                ".".join(map(str, path)),
-                hint,
-            )
-        )
 
     def axis(path: FieldPath, name: Any, kind: str = "paper") -> bool:
         names = [a.id for a in tax.axes_for(kind)]
@@ -144,7 +112,7 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         if not axis((*path, "rows"), g.get("rows")) & axis((*path, "cols"), g.get("cols")):
             continue
         where = g.get("where") or {}
-        problems += filter_problems(where, tax, "paper", doc, (*path, "where"), TAXONOMY_FILE)
+        filter_problems(where, tax, "paper", r, (*path, "where"))
         expected = {}
         for j, cell in enumerate(g.get("expected_empty") or []):
             cpath = (*path, "expected_empty", j)
@@ -185,7 +153,7 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
             bad(rpath, "a regime is a mapping with id, label and where")
             continue
         where = reg.get("where") or {}
-        problems += filter_problems(where, tax, "paper", doc, (*rpath, "where"), TAXONOMY_FILE)
+        filter_problems(where, tax, "paper", r, (*rpath, "where"))
         views.regimes.append(Regime(str(reg.get("id")), str(reg.get("label")), where))
     trend = raw.get("trend")
     if isinstance(trend, dict) and axis(("stats", "trend", "by"), trend.get("by")):

@@ -22,7 +22,6 @@ import json
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
-from ..model.views import load_views
 
 PAGE_SIZE = 100  # entries on one page of the list
 PAGER_SPAN = 2  # page numbers shown either side of the current one
@@ -90,7 +89,7 @@ class Listing:
     def __init__(self, tax: Taxonomy, entries: list[dict[str, Any]], shared: set[str]) -> None:
         self.axes = tax.axes_for("paper")
         self.pos = {axis.id: i for i, axis in enumerate(self.axes)}
-        group = load_views(tax)[0].group_by
+        group = tax.views.group_by
         self.group = group if group in self.pos else None
         self.values: list[list[list[Any]]] = []
         self.index: list[dict[str, int]] = []

@@ -13,10 +13,8 @@ from typing import Any
 
 from safewrite.files import write_file
 
-from ..analysis.stats import corpus_hash
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
-from ..model.views import load_views
 from .escape import md_text, md_url
 from .site import grouped, safe_url, shared_labels, tags_of
 
@@ -60,7 +58,7 @@ def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str], shared: set[
 
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     tax = corpus.taxonomy
-    tag_axes = load_views(tax)[0].readme_tags
+    tag_axes = tax.views.readme_tags
     shared = shared_labels(tax)
     papers = sorted(
         (r.data for r in corpus.of("paper")),
@@ -72,7 +70,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
         BEGIN,
         "",
         f"{len(papers)} entries retained, {n_ex} screened out, {len(papers) + n_ex} "
-        f"audited (corpus {tax.version}, {corpus_hash(corpus)}). Tags follow each summary: "
+        f"audited (corpus {tax.version}, {corpus.hash()}). Tags follow each summary: "
         "reward family (R1-R8), credit unit, topology and the orchestration sub-decisions "
         "learned (O1-O5); benchmarks add what they measure (E1-E4).",
         "",

@@ -18,14 +18,13 @@ from urllib.parse import urlsplit
 
 from orchtrace.schemadoc import schema_rows
 
-from ..model.corpus import Corpus
+from ..analysis.result import Result
 from ..model.taxonomy import Taxonomy
-from ..model.views import load_views
 from ..progress import Progress
+from . import statsdir
 from .export import entry_bibtex
 from .listing import Listing
 from .plots import figure_titles
-from .statsdir import build_stats_files
 from .tables import build_tables, render
 from .templating import environment
 
@@ -129,7 +128,7 @@ def entry_view(data: dict[str, Any], tax: Taxonomy, shared: set[str]) -> dict[st
 def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[str, list[T]]]:
     """Items in sections by the taxonomy's site.group_by axis, in value order; empty sections
     are dropped. ITEMS pairs each record's data with what goes into the section."""
-    axis = load_views(tax)[0].group_by
+    axis = tax.views.group_by
     if axis is None:
         return [("Entries", [item for _, item in items])] if items else []
     sections = [
@@ -148,17 +147,24 @@ def _static() -> dict[str, bytes]:
     }
 
 
-def build_site(corpus: Corpus) -> dict[str, bytes]:
+def build_site(result: Result) -> dict[str, bytes]:
     """Every file of the site as {relative path: bytes}."""
-    return dict(site_files(corpus))
+    return dict(site_files(result))
 
 
-def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tuple[str, bytes]]:
-    """Every file of the site as (relative path, bytes), each page as soon as it is made."""
+def site_files(
+    result: Result,
+    progress: Progress | None = None,
+    stats_files: dict[str, bytes] | None = None,
+) -> Iterator[tuple[str, bytes]]:
+    """Every file of the site as (relative path, bytes), each page as soon as it is made.
+    STATS_FILES: the files of stats/, when the caller built them already."""
+    corpus = result.corpus
     tax = corpus.taxonomy
-    from . import outputs
-
-    stats, stats_files = build_stats_files(corpus, outputs.cache_dir(corpus.root, "figures"))
+    if stats_files is None:
+        stats_files = statsdir.stats_files(result)
+    stats = result.stats
+    assert stats is not None  # stats_files raised already otherwise
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
     shared = shared_labels(tax)
     entries = [entry_view(r.data, tax, shared) for r in records]
@@ -221,7 +227,7 @@ def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tup
     yield page("taxonomy.html", "taxonomy.html.j2", members=members, listed=MAX_LISTED)
     tables = build_tables(stats, tax)
     for t in tables:
-        render(t, stats["version"], stats["corpus"]["hash"])
+        render(t, stats["version"])
     yield page(
         "stats.html", "stats.html.j2", tables=tables, figure_titles=figure_titles(stats, tax)
     )
@@ -250,15 +256,21 @@ def site_files(corpus: Corpus, progress: Progress | None = None) -> Iterator[tup
     yield from _static().items()
 
 
-def write_site(corpus: Corpus, out: Path, progress: Progress | None = None) -> tuple[int, int]:
+def write_site(
+    result: Result,
+    out: Path,
+    progress: Progress | None = None,
+    stats_files: dict[str, bytes] | None = None,
+) -> tuple[int, int]:
     """Build and write the site; returns (files in the site, files actually rewritten)."""
     from safewrite.tree import write_tree
 
     from . import outputs
 
+    corpus = result.corpus
     return write_tree(
         out,
-        site_files(corpus, progress),
+        site_files(result, progress, stats_files),
         outputs.TOOL,
         "site",
         outputs.keep(corpus),

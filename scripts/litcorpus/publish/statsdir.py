@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from safewrite.tree import stale, write_tree
 
 from ..analysis.prisma import prisma2020_csv
-from ..analysis.stats import compute_stats
-from ..model.corpus import Corpus
-from ..model.views import load_views
+from ..analysis.result import Result
 from ..progress import Progress
 from . import outputs
 from .export import EXPORTERS
@@ -30,20 +27,21 @@ EXPORT_FILES = {
 }
 
 
-def build_stats_files(
-    corpus: Corpus, figure_cache: Path | None = None
-) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The stats dict and every file of stats/ as {relative path: bytes}; figures come from
-    FIGURE_CACHE when their content is unchanged (see plots)."""
+def build_stats_files(result: Result, figure_cache: Path | None = None) -> dict[str, bytes]:
+    """Every file of stats/ as {relative path: bytes}, from a result with statistics; figures
+    come from FIGURE_CACHE when their content is unchanged (see plots). Adds the index of
+    tables and figures to result.stats, as stats.json holds it."""
+    corpus, stats = result.corpus, result.stats
+    if stats is None:
+        raise ValueError("the result holds no statistics (is the corpus valid?)")
     tax = corpus.taxonomy
-    stats = compute_stats(corpus)
-    views, _ = load_views(tax)
-    version, chash = stats["version"], stats["corpus"]["hash"]
+    views = tax.views
+    version = stats["version"]
     files: dict[str, bytes] = {}
     tables = build_tables(stats, tax)
     index = []
     for table in tables:
-        for ext, text in render(table, version, chash).items():
+        for ext, text in render(table, version).items():
             files[f"tables/{table.id}.{ext}"] = text.encode()
         index.append(
             {
@@ -61,7 +59,7 @@ def build_stats_files(
             files[f"figures/{name}.{ext}"] = data
     if stats["prisma"] and reason_axis:
         labels = {v.id: v.label for v in tax.axes[reason_axis].values}
-        template = prisma2020_csv(stats["prisma"], labels)
+        template = prisma2020_csv(stats["prisma"], labels, stats.get("prisma_update"))
         if template is not None:
             files["prisma2020.csv"] = template.encode()
     for fmt, name in EXPORT_FILES.items():
@@ -69,30 +67,42 @@ def build_stats_files(
     stats["tables"] = index
     stats["figures"] = sorted(figures)
     files["stats.json"] = (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
-    markdown = {t.id: render(t, version, chash)["md"] for t in tables}
+    markdown = {t.id: render(t, version)["md"] for t in tables}
     readme = (
         environment()
         .get_template("stats_readme.md.j2")
         .render(stats=stats, tables=markdown, tax=tax)
     )
     files["README.md"] = readme.encode()
-    return stats, files
+    return files
 
 
-def write_stats(corpus: Corpus, out: Path, progress: Progress | None = None) -> dict[str, Any]:
-    stats, files = build_stats_files(corpus, outputs.cache_dir(corpus.root, "figures"))
-    write_tree(
+def stats_files(result: Result) -> dict[str, bytes]:
+    """build_stats_files with the corpus's figure cache."""
+    return build_stats_files(result, outputs.cache_dir(result.corpus.root, "figures"))
+
+
+def write_stats(
+    result: Result,
+    out: Path,
+    progress: Progress | None = None,
+    files: dict[str, bytes] | None = None,
+) -> int:
+    """Write stats/ (FILES, when the caller built them already); returns how many files
+    changed."""
+    corpus = result.corpus
+    _, written = write_tree(
         out,
-        files,
+        stats_files(result) if files is None else files,
         outputs.TOOL,
         "stats",
         outputs.keep(corpus),
         outputs.record_folders(corpus),
         progress,
     )
-    return stats
+    return written
 
 
-def stale_stats(corpus: Corpus, out: Path) -> list[str]:
+def stale_stats(result: Result, out: Path) -> list[str]:
     """Files of OUT that `write_stats` would change."""
-    return stale(out, build_stats_files(corpus)[1], outputs.TOOL, "stats")
+    return stale(out, stats_files(result), outputs.TOOL, "stats")

@@ -48,9 +48,10 @@ def _fmt(cell: Cell) -> str:
     return str(cell)
 
 
-def render(table: Table, version: str, corpus_hash: str) -> dict[str, str]:
-    """The table's three files: {extension: text}."""
-    cite = f"{table.id}, corpus {version} ({corpus_hash}), sha256:{table.sha256}"
+def render(table: Table, version: str) -> dict[str, str]:
+    """The table's three files: {extension: text}. A table cites itself by its id, the corpus
+    version and its own content hash, so it changes only when its content does."""
+    cite = f"{table.id}, corpus {version}, sha256:{table.sha256}"
     table.provenance = cite
     note = f" {table.note}" if table.note else ""
     comment = " ".join(f"Table {cite}. {table.title}.{note}".split())
@@ -72,7 +73,7 @@ def render(table: Table, version: str, corpus_hash: str) -> dict[str, str]:
     tex += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     md = [
         f"**Table {table.id}.** {md_text(f'{table.title}.{note}')} "
-        f"_(corpus {version}, {corpus_hash}; sha256:{table.sha256})_",
+        f"_(corpus {version}; sha256:{table.sha256})_",
         "",
         "| " + " | ".join(md_text(h) for h in table.header) + " |",
         "|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|",

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..analysis.stats import compute_stats
+from ..analysis.result import analyse
 from ..model.corpus import Corpus, load_corpus
 from ..model.errors import CommandError
 
@@ -52,6 +52,25 @@ def _records(corpus: Corpus) -> dict[tuple[str, str], dict[str, Any]]:
     return {(r.kind, r.stem): r.data for r in corpus}
 
 
+def record_changes(old: Corpus, new: Corpus) -> dict[str, Any]:
+    """Records added and removed, and each tag that changed: {added, removed, retagged}, a
+    retag being {kind, key, axis, old, new}."""
+    before, after = _records(old), _records(new)
+    axes = {kind: [a.id for a in new.taxonomy.axes_for(kind)] for kind in new.taxonomy.kinds}
+    retagged = [
+        {"kind": kind, "key": key, "axis": axis, "old": before[kind, key].get(axis),
+         "new": after[kind, key].get(axis)}
+        for kind, key in sorted(before.keys() & after.keys())
+        for axis in axes.get(kind, [])
+        if before[kind, key].get(axis) != after[kind, key].get(axis)
+    ]  # fmt: skip
+    return {
+        "added": [{"kind": k, "key": s} for k, s in sorted(after.keys() - before.keys())],
+        "removed": [{"kind": k, "key": s} for k, s in sorted(before.keys() - after.keys())],
+        "retagged": retagged,
+    }
+
+
 def compare(old: Corpus, new: Corpus) -> dict[str, Any]:
     before, after = _records(old), _records(new)
     changed = []
@@ -64,7 +83,7 @@ def compare(old: Corpus, new: Corpus) -> dict[str, Any]:
         ]
         if fields:
             changed.append({"kind": ident[0], "key": ident[1], "fields": fields})
-    s_old, s_new = compute_stats(old), compute_stats(new)
+    s_old, s_new = (analyse(c, stats_if_invalid=True).stats or {} for c in (old, new))
     counts = []
     for axis in sorted(s_old["counts"].keys() | s_new["counts"].keys()):
         o, n = s_old["counts"].get(axis, {}), s_new["counts"].get(axis, {})
@@ -103,9 +122,10 @@ def compare(old: Corpus, new: Corpus) -> dict[str, Any]:
         for c in s_new["claims"]
         if c["id"] in old_claims and old_claims[c["id"]]["held"] != c["held"]
     ]
+    records = record_changes(old, new)
     return {
-        "added": [{"kind": k, "key": s} for k, s in sorted(after.keys() - before.keys())],
-        "removed": [{"kind": k, "key": s} for k, s in sorted(before.keys() - after.keys())],
+        "added": records["added"],
+        "removed": records["removed"],
         "changed": changed,
         "counts": counts,
         "cells": cells,

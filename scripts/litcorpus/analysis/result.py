@@ -1,0 +1,110 @@
+"""The one computation every output is published from: the corpus checked, its claims read and
+evaluated, its screening flows computed (the declared one, and the update since the previous
+release), its agreement with a second reader, and, for a valid corpus, its statistics.
+
+`analyse` returns a `Result`; `check`, `claims`, `stats`, `readme`, `site` and `build` all
+publish from it, so one run reads and computes the corpus once. `analyse_as_of` does the same
+for the corpus as it stood at a release or on a day. The statistics (pandas) are imported only
+when they are asked for.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..check.validate import validate_corpus
+from ..model.claimsfile import ClaimsFile, load_claims
+from ..model.corpus import Corpus, load_corpus
+from ..model.problems import Report
+from ..model.releases import Release, resolve
+from ..model.searches import load_searches
+from ..progress import Progress
+from .agreement import agreement
+from .claims import ClaimResult, evaluate
+from .prisma import compute_flow, flow_problems, search_problems, update_flow
+
+
+@dataclass(slots=True)
+class Result:
+    corpus: Corpus  # the records analysed (a release's view, for an as-of result)
+    report: Report
+    claims_file: ClaimsFile
+    claims: list[ClaimResult]
+    flow: dict[str, Any] | None  # the screening flow of the records analysed
+    update: dict[str, Any] | None  # the flow since the previous release
+    agreement: dict[str, Any] | None
+    version: str  # the release the result stands for, '+N' for N records added since
+    release: Release | None  # the latest release the records analysed include
+    stats: dict[str, Any] | None = None  # stats.json; computed for a valid corpus when asked
+
+
+def analyse(
+    corpus: Corpus,
+    strict: bool = False,
+    today: dt.date | None = None,
+    progress: Progress | None = None,
+    stats: bool = True,
+    stats_if_invalid: bool = False,
+) -> Result:
+    """Check CORPUS and compute what it says; STATS asks for the statistics as well (for a
+    valid corpus, or any corpus with STATS_IF_INVALID)."""
+    report = validate_corpus(corpus, today, strict, progress)
+    searches = load_searches(corpus.root, today)
+    if corpus.as_of_day is None:  # a search's records may enter over days: check them whole
+        report.extend(searches.problems)
+        report.extend(search_problems(corpus, searches))
+    claims_file = load_claims(corpus)
+    report.extend(claims_file.problems)
+    report.extend(flow_problems(claims_file, corpus))
+    views = corpus.taxonomy.views
+    agreed = None
+    if views.agreement_file:
+        agreed, problems = agreement(corpus, corpus.root / views.agreement_file)
+        report.extend(problems)
+    day = corpus.as_of_day or dt.date.max
+    included = [r for r in corpus.releases.items if r.date <= day]
+    release = included[-1] if included else None
+    # the update flow runs from the previous release: the one before, when this is a release
+    is_release = release is not None and release.date == corpus.as_of_day
+    previous = (included[-2] if len(included) > 1 else None) if is_release else release
+    since = 0
+    if release is not None and not is_release:
+        since = sum(1 for r in corpus if (r.added or dt.date.min) > release.date)
+    update = update_flow(corpus, searches, previous) if previous else None
+    result = Result(
+        corpus,
+        report,
+        claims_file,
+        evaluate(claims_file.claims, corpus),
+        compute_flow(corpus, views),
+        update,
+        agreed,
+        corpus.releases.label(release, since),
+        release,
+    )
+    if stats and (report.ok or stats_if_invalid):
+        from .stats import compute_stats  # pandas: only when statistics are asked for
+
+        result.stats = compute_stats(result)
+    return result
+
+
+def analyse_as_of(corpus: Corpus, as_of: str, progress: Progress | None = None) -> Result:
+    """The result of the corpus as it stood at release (or on the day) AS_OF: the records
+    added up to then, with their tags as they are now. Raises AsOfError for an unknown
+    release or a day before the first record."""
+    day, _ = resolve(corpus.releases, as_of, corpus.first_added())
+    return analyse(corpus.as_of(day), progress=progress)
+
+
+def check(
+    root: Path,
+    strict: bool = False,
+    today: dt.date | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Load and check the corpus below ROOT: every problem, no statistics (`litcorpus check`)."""
+    return analyse(load_corpus(root, progress), strict, today, progress, stats=False).report

@@ -1,0 +1,185 @@
+"""Reads claims.yaml: the survey's claims as queries, and the screening flow it declares.
+
+A claim selects records with a filter (see query) and states an expectation: a count, an exact
+set of keys, or tags a named entry must carry. `load_claims` checks every claim against the
+taxonomy and keeps the well-formed ones; analysis.claims evaluates them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .corpus import Corpus
+from .problems import Problem
+from .query import NUMERIC, Where, filter_problems
+from .releases import LIVE, RELEASES_FILE
+from .sections import Section
+from .taxonomy import Taxonomy
+from .yamlio import Document, FieldPath, read_document
+
+CLAIMS_FILE = "claims.yaml"
+ALL_KINDS = "all"  # a claim over every record kind (a headline count)
+CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect")
+FORMS = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    id: str
+    text: str
+    boundary: str
+    snapshot: str  # a release's version, or "live"
+    kind: str
+    where: Where
+    expect: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ClaimsFile:
+    doc: Document = field(default_factory=Document)
+    claims: list[Claim] = field(default_factory=list)
+    prisma: dict[str, Any] | None = None  # the screening flow the survey declares
+    problems: list[Problem] = field(default_factory=list)
+
+
+def load_claims(corpus: Corpus) -> ClaimsFile:
+    """Read and check claims.yaml below the corpus root (an absent file holds no claims)."""
+    file = corpus.root / CLAIMS_FILE
+    out = ClaimsFile()
+    if not file.exists():
+        return out
+    out.doc = doc = read_document(file, CLAIMS_FILE)
+    out.problems += doc.problems
+    if doc.data is None:
+        return out
+    r = Section(doc, CLAIMS_FILE, "claim-invalid")
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("claims", []), list):
+        r.bad((), "claims.yaml holds a mapping with a 'claims' list")
+        out.problems += r.problems
+        return out
+    tax = corpus.taxonomy
+    keys = {kind: {rec.stem for rec in corpus.of(kind)} for kind in tax.kinds}
+    snapshots = [rel.version for rel in corpus.releases.items]
+    seen: set[str] = set()
+    for i, raw in enumerate(data.get("claims") or []):
+        path: FieldPath = ("claims", i)
+        claim = _claim(r, raw, path, corpus, keys, snapshots, seen)
+        if claim is not None:
+            out.claims.append(claim)
+    prisma = data.get("prisma")
+    if prisma is not None:
+        if isinstance(prisma, dict) and _snapshot_ok(
+            r, prisma.get("snapshot"), ("prisma", "snapshot"), snapshots
+        ):
+            out.prisma = prisma
+        elif not isinstance(prisma, dict):
+            r.bad(("prisma",), "prisma is a mapping of the flow's boxes")
+    out.problems += r.problems
+    return out
+
+
+def _snapshot_ok(r: Section, value: Any, path: FieldPath, snapshots: list[str]) -> bool:
+    if value == LIVE or value in snapshots:
+        return True
+    r.problem(
+        path,
+        "missing-field" if value is None else "unknown-value",
+        "a claim or flow names the release it speaks of, or live"
+        if value is None
+        else f"'{value}' is not a release in {RELEASES_FILE}",
+        f"one of: {', '.join([*snapshots, LIVE])}",
+    )
+    return False
+
+
+def _claim(
+    r: Section,
+    raw: Any,
+    path: FieldPath,
+    corpus: Corpus,
+    keys: dict[str, set[str]],
+    snapshots: list[str],
+    seen: set[str],
+) -> Claim | None:
+    """One claim, when it is well formed (its problems recorded in R either way)."""
+    tax = corpus.taxonomy
+    if not isinstance(raw, dict):
+        r.bad(path, "a claim is a mapping")
+        return None
+    for name in raw:
+        if name not in CLAIM_FIELDS:
+            r.problem(
+                (*path, name),
+                "unknown-field",
+                f"unknown claim field '{name}'",
+                f"allowed: {', '.join(CLAIM_FIELDS)}",
+            )
+    cid, kind = raw.get("id"), raw.get("kind", next(iter(tax.kinds), ""))
+    if not isinstance(cid, str) or not cid:
+        r.bad(path, "a claim needs an id")
+        return None
+    if cid in seen:
+        r.bad((*path, "id"), f"claim id '{cid}' is used twice")
+    seen.add(cid)
+    before = len(r.problems)
+    for name in ("text", "boundary"):
+        if not isinstance(raw.get(name), str) or not raw[name].strip():
+            r.problem(path, "missing-field", f"claim '{cid}' needs a {name}")
+    _snapshot_ok(r, raw.get("snapshot"), (*path, "snapshot"), snapshots)
+    if kind == ALL_KINDS:
+        if raw.get("where") or set(raw.get("expect") or {}) != {"count"}:
+            r.bad((*path, "kind"), "kind 'all' counts every record: no where, only count")
+            return None
+    elif kind not in tax.kinds:
+        r.bad(
+            (*path, "kind"),
+            f"unknown record kind '{kind}'",
+            f"one of: {', '.join([*tax.kinds, ALL_KINDS])}",
+        )
+        return None
+    where = raw.get("where") or {}
+    if kind != ALL_KINDS:
+        filter_problems(where, tax, kind, r, (*path, "where"))
+    expect: Any = raw.get("expect")
+    if not _expect_ok(r, expect, kind, keys.get(kind, set()), tax, (*path, "expect")):
+        return None
+    if len(r.problems) > before:  # only well-formed claims are evaluated
+        return None
+    text, boundary = str(raw["text"]), str(raw["boundary"])
+    return Claim(cid, text, boundary, str(raw["snapshot"]), kind, where, dict(expect))
+
+
+def _expect_ok(
+    r: Section, expect: Any, kind: str, known: set[str], tax: Taxonomy, path: FieldPath
+) -> bool:
+    if not isinstance(expect, dict) or not ({"count", "keys", "entry"} & set(expect)):
+        r.bad(path, "a claim needs an expectation", FORMS)
+        return False
+    if "count" in expect:
+        count = expect["count"]
+        if (
+            not isinstance(count, dict)
+            or not count
+            or any(op not in NUMERIC or not isinstance(n, int) for op, n in count.items())
+        ):
+            r.bad(
+                (*path, "count"),
+                "count takes comparisons with whole numbers",
+                "e.g. count: {le: 2}",
+            )
+            return False
+    listed = list(expect.get("keys") or [])
+    if "entry" in expect:
+        listed.append(expect["entry"])
+        has = expect.get("has")
+        if not isinstance(has, dict) or not has:
+            r.bad((*path, "has"), "entry needs has: {axis: value}")
+            return False
+        as_filter = {a: {"all": v if isinstance(v, list) else [v]} for a, v in has.items()}
+        filter_problems(as_filter, tax, kind, r, (*path, "has"))
+    for key in listed:
+        if key not in known:
+            r.bad(path, f"'{key}' is not a {kind} in the corpus")
+    return True

@@ -1,0 +1,79 @@
+"""Reads searches.yaml: the searches run to find new records since a release.
+
+Each search names its source, its query, the day it ran, how many records it returned and
+how many of those were removed as duplicates before screening; every record it brought in
+names it in its `search` field. A record that names no search was found through other methods
+(citations, a website, a colleague), as PRISMA 2020 counts it. analysis.prisma checks that the
+counts add up and computes the update flow.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .problems import Problem
+from .sections import Section
+from .yamlio import Document, read_document
+
+SEARCHES_FILE = "searches.yaml"
+SEARCH_ID = re.compile(r"S\d{3,}\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    id: str
+    source: str
+    query: str
+    date_run: dt.date
+    records_found: int
+    duplicates: int
+
+
+@dataclass(slots=True)
+class Searches:
+    items: dict[str, Search] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    doc: Document = field(default_factory=Document)
+
+
+def load_searches(root: Path, today: dt.date | None = None) -> Searches:
+    """Read and check ROOT/searches.yaml (an absent file logs no search)."""
+    file = root / SEARCHES_FILE
+    if not file.exists():
+        return Searches()
+    doc = read_document(file, SEARCHES_FILE)
+    r = Section(doc, SEARCHES_FILE, "search-invalid")
+    out = Searches(doc=doc, problems=[*doc.problems])
+    today = today or dt.date.today()
+    for path, item in r.items(r.data, (), "searches", list):
+        sid = str(item.get("id", ""))
+        if not SEARCH_ID.match(sid):
+            r.bad((*path, "id"), f"'{sid}' is not a search id", "S001, S002, ...")
+            continue
+        if sid in out.items:
+            r.bad((*path, "id"), f"search {sid} is logged twice")
+            continue
+        source, query = r.get(item, path, "source", str), r.get(item, path, "query", str)
+        try:
+            day = dt.date.fromisoformat(str(item.get("date_run")))
+        except ValueError:
+            r.bad((*path, "date_run"), f"'{item.get('date_run')}' is not a date", "YYYY-MM-DD")
+            continue
+        if day > today:
+            r.bad((*path, "date_run"), f"search {sid} ran in the future ({day})")
+        found = r.get(item, path, "records_found", int)
+        duplicates = r.get(item, path, "duplicates", int, 0)
+        if isinstance(found, bool) or found < 0 or duplicates < 0 or duplicates > found:
+            r.problem(
+                path,
+                "search-mismatch",
+                f"search {sid}: {duplicates} duplicates of {found} records found",
+                "duplicates are part of what the search found",
+            )
+            continue
+        out.items[sid] = Search(sid, source, query, day, found, duplicates)
+    out.problems += r.problems
+    return out

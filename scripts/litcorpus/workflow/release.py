@@ -1,0 +1,194 @@
+"""Records a release: what changed since the previous one, appended to releases.yaml, a
+CHANGELOG.md section made from it, and the version and date in CITATION.cff.
+
+What changed comes from the semantic diff (workflow.diff) against the previous release's
+recorded git ref when the repository still has it; otherwise from the records' `added` dates
+(additions only: without the old state, retags cannot be seen). A release is refused, with
+nothing written, when the corpus has problems, the version exists or is not newer, or the
+date is in the future or before the previous release.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from safewrite.files import write_file
+
+from ..analysis.result import analyse
+from ..model.corpus import Corpus, load_corpus
+from ..model.errors import CommandError
+from ..model.releases import RELEASES_FILE, VERSION, Release
+from .diff import DiffError, corpus_at, record_changes
+
+CHANGELOG = "CHANGELOG.md"
+CITATION = "CITATION.cff"
+TAG = "corpus-{version}"  # the git tag that is to hold a release's state
+
+
+class ReleaseError(CommandError):
+    """The release cannot be made; nothing was written."""
+
+
+@dataclass(slots=True)
+class Changes:
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    retagged: list[dict[str, Any]] = field(default_factory=list)  # key, axis, old, new
+    exact: bool = True  # False when retags could not be seen (no old state to compare with)
+
+
+def changes_since(corpus: Corpus, previous: Release | None) -> Changes:
+    """What changed since PREVIOUS: from its git ref when the repository has it, else from the
+    records' `added` dates."""
+    if previous is None:
+        return Changes(added=sorted(r.path for r in corpus))
+    if previous.ref:
+        try:
+            with tempfile.TemporaryDirectory(prefix="litcorpus-release-") as tmp:
+                old = corpus_at(corpus.root, previous.ref, Path(tmp))
+                found = record_changes(old, corpus)
+            return Changes(
+                [f"{c['kind']}:{c['key']}" for c in found["added"]],
+                [f"{c['kind']}:{c['key']}" for c in found["removed"]],
+                found["retagged"],
+            )
+        except DiffError:
+            pass  # a clone without that history: fall back on the dates
+    new = [r for r in corpus if (r.added or dt.date.min) > previous.date]
+    return Changes([f"{r.kind}:{r.stem}" for r in new], exact=False)
+
+
+def _item(version: str, date: dt.date, title: str, changes: Changes) -> str:
+    """The release's entry in releases.yaml (JSON strings are YAML scalars)."""
+    lines = [
+        f"  - version: {json.dumps(version)}",
+        f"    date: {json.dumps(date.isoformat())}",
+        f"    title: {json.dumps(title)}",
+        f"    ref: {json.dumps(TAG.format(version=version))}",
+        "    changes:",
+    ]
+    for name, items in (
+        ("added", changes.added),
+        ("removed", changes.removed),
+        ("retagged", changes.retagged),
+    ):
+        lines.append(f"      {name}:{'' if items else ' []'}")
+        lines += [f"        - {json.dumps(item, ensure_ascii=False)}" for item in items]
+    if not changes.exact:
+        lines.append("      retags_unknown: true")
+    return "\n".join(lines) + "\n"
+
+
+def _value(value: Any) -> str:
+    if value in (None, [], ""):
+        return "none"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def changelog_section(version: str, date: dt.date, title: str, changes: Changes) -> str:
+    lines = [f"## {version} ({date.isoformat()})", "", title, ""]
+    for word, keys in (("Added", changes.added), ("Removed", changes.removed)):
+        if keys:
+            lines.append(f"{word} ({len(keys)}):")
+            lines += [f"- `{k}`" for k in keys]
+            lines.append("")
+    if changes.retagged:
+        lines.append(f"Retagged ({len(changes.retagged)}):")
+        lines += [
+            f"- `{c['key']}` {c['axis']}: {_value(c['old'])} -> {_value(c['new'])}"
+            for c in changes.retagged
+        ]
+        lines.append("")
+    if not changes.exact:
+        lines += ["Retags since the previous release are not listed: its state was not found.", ""]
+    if not (changes.added or changes.removed or changes.retagged):
+        lines += ["No entry was added, removed or retagged.", ""]
+    return "\n".join(lines)
+
+
+def _citation(text: str, version: str, date: dt.date) -> str:
+    for key, value in (("version", version), ("date-released", date.isoformat())):
+        line = f"{key}: {json.dumps(value)}"
+        text, n = re.subn(rf"^{key}:.*$", line, text, count=1, flags=re.MULTILINE)
+        if not n:
+            text = text.rstrip("\n") + f"\n{line}\n"
+    return text
+
+
+def release(root: Path, version: str, date: dt.date | None = None, title: str = "") -> Changes:
+    """Record release VERSION of the corpus below ROOT (dated DATE, default today); returns
+    what changed since the previous release. The caller holds the corpus lock."""
+    today = dt.date.today()
+    date = date or today
+    if not VERSION.match(version):
+        raise ReleaseError("release-refused", f"'{version}' is not a release version", "2026.12")
+    result = analyse(load_corpus(root), stats=False)
+    if not result.report.ok:
+        raise ReleaseError(
+            "release-refused",
+            f"the corpus has {len(result.report.errors)} problem(s); nothing was written",
+            "run 'litcorpus check' and fix them first",
+        )
+    corpus = result.corpus
+    known = corpus.releases
+    previous = known.latest()
+    if known.get(version):
+        raise ReleaseError("release-refused", f"release {version} exists already")
+    if previous and version <= previous.version:
+        raise ReleaseError("release-refused", f"{version} is not newer than {previous.version}")
+    if date > today or (previous and date < previous.date):
+        after = f", nor before {previous.date}" if previous else ""
+        raise ReleaseError("release-refused", f"{date} is not a release date", f"not in the "
+                           f"future{after}")  # fmt: skip
+    changes = changes_since(corpus, previous)
+    title = title or f"Release {version}"
+    files = {
+        root / RELEASES_FILE: _releases_text(root / RELEASES_FILE, version, date, title, changes),
+        root / CHANGELOG: _changelog_text(root / CHANGELOG, version, date, title, changes),
+        root / CITATION: _citation(_read(root / CITATION), version, date),
+    }
+    _write_all(files)
+    return changes
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def _releases_text(path: Path, version: str, date: dt.date, title: str, changes: Changes) -> str:
+    text = _read(path) or "releases:\n"
+    return text.rstrip("\n") + "\n" + _item(version, date, title, changes)
+
+
+def _changelog_text(path: Path, version: str, date: dt.date, title: str, changes: Changes) -> str:
+    """CHANGELOG.md with the new section first, below the heading."""
+    head = "# Changelog\n\nReleases of the corpus, newest first (`litcorpus release`).\n\n"
+    text = _read(path) or head
+    section = changelog_section(version, date, title, changes)
+    at = text.find("\n## ")
+    return text + section if at < 0 else text[: at + 1] + section + text[at + 1 :]
+
+
+def _write_all(files: dict[Path, str]) -> None:
+    """Write every file, or restore those already written if one fails."""
+    done: dict[Path, str | None] = {}
+    try:
+        for path, text in files.items():
+            done[path] = _read(path) if path.exists() else None
+            write_file(path, text.encode())
+    except BaseException:
+        for path, old in done.items():
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                write_file(path, old.encode())
+        raise
