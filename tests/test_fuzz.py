@@ -260,21 +260,25 @@ def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[lis
     st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=12),
 )
 def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: list[str]) -> None:
-    from orchtrace.metrics import _spawn_depth
+    from orchtrace.lineage import depths
 
-    def walk(x: str) -> int:  # the definition: steps up until a parent repeats or none is left
+    def walk(x: str) -> int:  # the definition: steps up to an agent without a parent
         steps, seen = 0, {x}
-        while x in parent and parent[x] not in seen:
+        while x in parent:
             x = parent[x]
+            if x in seen:
+                return -1  # the parents loop: no depth
             seen.add(x)
             steps += 1
         return steps
 
     names = sorted(set(parent) | set(parent.values()) | set(agents))
     code = {x: c for c, x in enumerate(names)}
-    parents = np.array([code.get(parent.get(x, ""), -1) for x in names], dtype=np.int64)
-    starts = np.array([code[x] for x in agents], dtype=np.int64)
-    assert _spawn_depth(parents, starts) == max(walk(x) for x in agents)
+    got, loop = depths([code.get(parent.get(x, ""), -1) for x in names])
+    assert got == [walk(x) for x in names]
+    assert (loop is None) == (-1 not in got)
+    if loop:  # each agent's parent follows it, round the loop
+        assert [code[parent[names[c]]] for c in loop] == [*loop[1:], loop[0]]
 
 
 def _otlp_span(sid: int, parent: int, op: str, start: int, end: int) -> dict[str, Any]:

@@ -568,40 +568,61 @@ def _spoiled(text: str) -> str:
 @pytest.fixture
 def small_worker_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Traces of a kilobyte get a worker, on this machine whatever its cores."""
-    import orchtrace.trace
+    import orchtrace.examine
 
-    monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+    monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+
+
+def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
+    """The pids of the workers examine starts from now on (killed at once if KILL)."""
+    import orchtrace.examine
+    from orchtrace.worker import Worker
+
+    pids: list[int] = []
+    real = Worker.start
+
+    def start(*args: Any) -> Worker | None:
+        worker = real(*args)
+        assert worker is not None
+        pids.append(worker.pid)
+        if kill:
+            os.kill(worker.pid, signal.SIGKILL)
+        return worker
+
+    monkeypatch.setattr(orchtrace.examine.Worker, "start", start)
+    return pids
 
 
 @pytest.mark.usefixtures("small_worker_threshold")
 def test_a_worker_process_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    import orchtrace.trace
-    from orchtrace.metrics import measured
+    import orchtrace.examine
+    from orchtrace.examine import examine
 
     text = _generated(3_000)
-    doc = parse(text, "big")
-    assert doc.worker is not None
-    problems, measures = measured(doc)
-    assert problems == [] and measures == metrics(json.loads(text))
+    pids = _started(monkeypatch)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
     nan = json.loads(text)
     nan["events"][3]["t"] = float("nan")
     for spoiled in (_spoiled(text), json.dumps(nan)):
-        with_worker = validate(parse(spoiled, "x"))
-        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 10**12)
-        assert with_worker and with_worker == validate(parse(spoiled, "x"))
-        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+        with_worker = examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 10**12)
+        assert with_worker and with_worker == examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
 
 
 @pytest.mark.usefixtures("small_worker_threshold")
-def test_a_worker_that_dies_is_replaced_by_the_caller() -> None:
-    from orchtrace.metrics import measured
+def test_a_worker_that_dies_is_replaced_by_the_caller(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from orchtrace.examine import examine
 
     text = _generated(3_000)
-    doc = parse(text, "big")
-    assert doc.worker is not None
-    os.kill(doc.worker.pid, signal.SIGKILL)
-    assert measured(doc) == ([], metrics(json.loads(text)))
+    pids = _started(monkeypatch, kill=True)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
+    assert "the second process failed (it ended before it answered)" in caplog.text
 
 
 def _squares(fail_at: int) -> Generator[int, int, None]:
