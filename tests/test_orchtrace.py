@@ -702,7 +702,10 @@ def test_import_spans_nested_thousands_deep(tmp_path: Path) -> None:
     run = orchtrace("import", "--from", "otlp", str(path))
     assert run.returncode == 0, run.stderr[-500:]
     trace = json.loads(run.stdout)
-    assert [e["type"] for e in trace["events"]] == ["step"]  # only the innermost span acts
+    # each chat span steps over its own time, the two ends its child leaves uncovered (the
+    # innermost over all of it): 2 * 5,000 - 1 steps, 99,000 ns of work in all
+    assert [e["type"] for e in trace["events"]] == ["step"] * 9_999
+    assert sum(e["t_end"] - e["t"] for e in trace["events"]) == pytest.approx(99_000e-9)
     assert validate(Document("deep", trace, [])) == []
 
 
@@ -718,5 +721,5 @@ def test_import_says_where_an_export_is_malformed(tmp_path: Path) -> None:
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "resourceSpans[0].scopeSpans[0].spans[0]: start and end times" in run.stderr
     looped = export({"spanId": "01", "parentSpanId": "02"}, {"spanId": "02", "parentSpanId": "01"})
-    run = orchtrace("import", "--from", "otlp", looped)
+    run = orchtrace("import", looped)  # --from auto: spans of no known convention are read too
     assert run.returncode == 1 and "parent links loop" in run.stderr

@@ -151,19 +151,59 @@ def convert(target: str, file: Path, out: Path | None) -> None:
 
 
 @cli.command(name="import")
-@click.option("--from", "source", type=click.Choice(["otlp", "openinference"]), required=True)
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["auto", "genai", "otlp", "openinference", "vercel"]),
+    default="auto",
+    show_default=True,
+    help="The conventions the spans follow (otlp: the OpenTelemetry GenAI ones).",
+)
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
-def import_(source: str, file: Path, out: Path | None) -> None:
-    """Convert exported spans (OTLP JSON or JSON Lines) into an orchestration trace."""
-    from .importers import ImportError_, read_otlp, to_trace
+@click.option("--trace-id", default=None, help="Import only this trace of the export.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A file, or a directory that gets one file per trace.",
+)
+def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
+    """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses)
+    into orchestration traces, one per traceId."""
+    from .importers import to_traces
+    from .spans import ImportError_, read_spans
+    from .trace import read_inputs
 
     try:
-        trace = to_trace(read_otlp(file.read_bytes()), source)
+        ((_, text, failed),) = read_inputs(file, lines=False)  # a regular file, or why not
+        if failed is not None:
+            raise ImportError_(failed.problems[0].message)
+        traces, note = to_traces(read_spans(text), source)
     except ImportError_ as exc:
         click.echo(f"orchtrace import: {file}: {exc}", err=True)
         sys.exit(1)
-    _write(out, json.dumps(trace, indent=2, ensure_ascii=False) + "\n")
+    if note:
+        click.echo(f"orchtrace import: {file}: {note}", err=True)
+    if trace_id is not None:
+        traces = [t for t in traces if t["trace_id"] == trace_id]
+        if not traces:
+            click.echo(f"orchtrace import: {file}: no trace {trace_id!r} in the export", err=True)
+            sys.exit(1)
+    ids = [t["trace_id"] for t in traces]
+    if out is not None and out.is_dir():
+        for t in traces:
+            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in t["trace_id"])
+            _write(out / f"{safe}.json", json.dumps(t, indent=2, ensure_ascii=False) + "\n")
+        click.echo(f"wrote {len(traces)} trace(s) to {out}", err=True)
+        return
+    if len(traces) > 1:
+        click.echo(
+            f"orchtrace import: {file}: the export holds {len(traces)} traces "
+            f"({', '.join(ids)}); give --trace-id ID, or --out DIR for one file each",
+            err=True,
+        )
+        sys.exit(1)
+    _write(out, json.dumps(traces[0], indent=2, ensure_ascii=False) + "\n")
 
 
 @cli.command(name="schema-doc")

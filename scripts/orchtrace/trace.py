@@ -198,10 +198,10 @@ def _kind(mode: int) -> str:
 
 
 def read_inputs(
-    file: Path, max_bytes: int = MAX_BYTES
+    file: Path, max_bytes: int = MAX_BYTES, lines: bool = True
 ) -> Iterator[tuple[str, bytes, Document | None]]:
     """Each trace in FILE as (label, text, None), or ('', b'', a document holding the reason
-    it cannot be read). JSON Lines (.jsonl, .ndjson) give one trace per line."""
+    it cannot be read). JSON Lines (.jsonl, .ndjson) give one trace per line if LINES."""
     label = str(file)
     try:  # opened without blocking, then checked: a pipe would wait for a writer forever
         fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -215,7 +215,7 @@ def read_inputs(
             hint = "orchtrace reads regular files only; save the stream to a file first"
             yield "", b"", _problem(label, "unreadable", f"{kind}, not a regular file", hint)
             return
-        if file.suffix in (".jsonl", ".ndjson"):
+        if lines and file.suffix in (".jsonl", ".ndjson"):
             for n, line in enumerate(f, 1):
                 if line.strip():
                     yield f"{label}:{n}", line, None
