@@ -6,9 +6,10 @@ and LangGraph instrumentations write them) and the Vercel AI SDK's `ai.*` spans.
 becomes events of the agent it belongs to (its own agent for an agent span, else the nearest
 agent ancestor, else its service): an agent span is a spawn by the parent agent and a return
 at its end; a tool span a tool call and its result; a guardrail a safety event; a model span
-(chat, completion, embeddings) steps over its own time, the stretches its children leave
-uncovered, its tokens on the last; any other span (chains, retrievers, the SDK's outer calls)
-a step when it has no children, else only the container of its children. A model span always
+(chat, completion, embeddings), and a span of no known convention, steps over its own time,
+the stretches its children leave uncovered, its tokens on the last; any other span (chains,
+retrievers, the SDK's outer calls) a step when it has no children, else only the container of
+its children. A model span always
 counts its own tokens; any other span's tokens are taken as the total of the spans below it
 and counted only when none of those carries tokens (on its return, its result, or its own
 stretches). traces/METRICS.md documents the mapping.
@@ -208,6 +209,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     edges: list[dict[str, str]] = []
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
+    named: set[str] = set()  # the agents of agent spans
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -244,6 +246,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         if kind == AGENT:
             name = _agent_name(span, convention)
             agents.setdefault(name, {"id": name, "role": "agent"})
+            named.add(name)
             if agent is None or agent == name:
                 then_visit(span.children, name, None)
                 continue
@@ -274,6 +277,8 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             then_visit(span.children, name, returns)
             continue
         owner = agent or _agent_name(span, convention)
+        if convention is None and span.service and agent not in named:
+            owner = span.service  # a span of no convention works for its service
         agents.setdefault(owner, {"id": owner, "role": "agent"})
         if kind == TOOL:
             call_id = str(_first(span, CALL_IDS) or span.span_id)
@@ -310,7 +315,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
-        elif kind == MODEL or (span.children and tokens is not None):
+        elif kind == MODEL or convention is None or (span.children and tokens is not None):
             stretches = _own_stretches(span)
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
@@ -325,7 +330,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     for lane in lanes.values():
         lane.sort(key=lambda i: (times[i], int(i[2:])))
         for a, b in itertools.pairwise(lane):
-            if times[b] >= times[a]:
+            if times[b] > times[a]:  # spans that start together run side by side
                 edges.append({"source": a, "target": b, "type": "temporal"})
     counted: dict[str, Any] = {
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
