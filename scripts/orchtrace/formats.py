@@ -19,11 +19,11 @@ from .model import CARRIED, RENAMES
 from .trace import schema
 
 UNITS = ("team", "orchestrator", "agent", "message", "tool")
-THEIR_TYPE = {"decision": "orchestrator_decision", "step": "orchestrator_decision"}
-THEIR_TYPE["stop"] = "orchestrator_decision"
+THEIR_TYPE = dict.fromkeys(("decision", "step", "stop"), "orchestrator_decision")
 THEIR_EVENT = {"sender": "from", "target": "to"}
 THEIR_EDGE = {"source": "src", "target": "dst"}
 _OURS = {v: k for k, v in THEIR_EVENT.items()}
+_OURS_EDGE = {v: k for k, v in THEIR_EDGE.items()}
 
 
 class ConvertError(ValueError):
@@ -159,9 +159,6 @@ def current_view(data: dict[str, Any], bad_events: set[int]) -> dict[str, Any]:
     if isinstance(data.get("rewards"), dict):
         view["rewards"] = reward_list(data["rewards"])
     return view
-
-
-_OURS_EDGE = {v: k for k, v in THEIR_EDGE.items()}
 
 
 def to_current(data: dict[str, Any]) -> dict[str, Any]:
