@@ -160,9 +160,10 @@ def _decoder(fmt: str) -> msgspec.json.Decoder[Any]:
 
 
 def guess_format(text: str | bytes) -> str:
-    """Which format to try first: ours requires `agents`, which the artifact's forbids."""
-    key = b'"agents"' if isinstance(text, bytes) else '"agents"'
-    return "current" if key in text else "artifact"  # type: ignore[operator]
+    """Which format to try first, from the text's first 64 KiB: the artifact's names its task
+    `task_id` and its edge ends `src`; ours has neither."""
+    head = text[:65536] if isinstance(text, bytes) else text[:65536].encode()
+    return "artifact" if b'"task_id"' in head or b'"src"' in head else "current"
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -189,36 +190,3 @@ def decode(text: str | bytes, fmt: str) -> Any:
     if raw.count(b":") != kept:
         raise msgspec.ValidationError("a key is repeated or not read")
     return trace
-
-
-class _Id(msgspec.Struct, gc=False):
-    id: str
-
-
-class _Ends(msgspec.Struct, gc=False):
-    source: str
-    target: str
-
-
-class _TheirEnds(msgspec.Struct, gc=False, rename={"source": "src", "target": "dst"}):
-    source: str
-    target: str
-
-
-class _Ids(msgspec.Struct, gc=False):
-    events: list[_Id] = []
-    edges: list[_Ends] = []
-
-
-class _TheirIds(msgspec.Struct, gc=False):
-    events: list[_Id] = []
-    edges: list[_TheirEnds] = []
-
-
-def decode_ids(text: str | bytes, fmt: str) -> tuple[list[str], list[str]]:
-    """The event ids, and the edges' sources then targets, everything else skipped: a third
-    of the time of a full decode. Any trace `decode` accepts gives the same items in order."""
-    ids = msgspec.json.decode(text, type=_Ids if fmt == "current" else _TheirIds)
-    ends = [e.source for e in ids.edges]
-    ends += [e.target for e in ids.edges]
-    return [e.id for e in ids.events], ends

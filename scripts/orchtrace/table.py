@@ -215,12 +215,16 @@ def columns(
     types = column(events, "type", bad_events)
     if "orchestrator_decision" in types:  # typed artifact events: a decision, or what it carries
         carried = aligned(events, CARRIED)
-        types = [
-            (c or "decision") if x == "orchestrator_decision" else x
-            for x, c in zip(types, carried, strict=True)
-        ]
+        if carried.count(None) < len(carried):
+            types = [
+                c if c and x == "orchestrator_decision" else x
+                for x, c in zip(types, carried, strict=True)
+            ]
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
+    if "orchestrator_decision" in code:  # read by its code: the types themselves stay as written
+        code["decision"] = code.pop("orchestrator_decision")
+    counts = np.bincount(codes[codes >= 0], minlength=len(code))
     agents = column(events, "agent", bad_events)
     names, who = _first_codes(agents)
     t = column(events, "t", bad_events)
@@ -233,9 +237,7 @@ def columns(
         source=np.zeros(0, dtype=np.int64),  # see resolve_ends
         target=np.zeros(0, dtype=np.int64),
         edge_types=column(edges, "type", bad_edges),
-        kinds=dict(
-            zip(code, np.bincount(codes[codes >= 0], minlength=len(code)).tolist(), strict=False)
-        ),
+        kinds=dict(zip(code, counts[list(code.values())].tolist(), strict=True)),
         codes=codes,
         code=code,
         who=who,

@@ -139,11 +139,13 @@ def parse(text: bytes | str, label: str) -> Document:
     from .formats import detect
     from .model import decode, guess_format
 
-    fmt = guess_format(text)
-    try:  # the fast path: parse and check every item against the schema in one pass
-        return Document(label, decode(text, fmt), [], fmt)
-    except msgspec.DecodeError:
-        pass  # read again as plain JSON, to report every problem
+    first = guess_format(text)
+    for fmt in (first, "artifact" if first == "current" else "current"):
+        try:  # the fast path: parse and check every item against the schema in one pass
+            return Document(label, decode(text, fmt), [], fmt)
+        except msgspec.DecodeError:
+            pass  # a wrong guess fails at once, most often on a top-level field
+    # read again as plain JSON, to report every problem
     constants: list[str] = []
     found: list[bool] = []
 
