@@ -7,10 +7,13 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -560,6 +563,104 @@ def _spoiled(text: str) -> str:
         {"id": "late", "type": "despawn", "agent": "O", "t": 1, "target": "W1_0"}
     )
     return json.dumps(trace)
+
+
+@pytest.fixture
+def small_worker_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Traces of a kilobyte get a worker, on this machine whatever its cores."""
+    import orchtrace.examine
+
+    monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+
+
+def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
+    """The pids of the workers examine starts from now on (killed at once if KILL)."""
+    import orchtrace.examine
+    from orchtrace.worker import Worker
+
+    pids: list[int] = []
+    real = Worker.start
+
+    def start(*args: Any) -> Worker | None:
+        worker = real(*args)
+        assert worker is not None
+        pids.append(worker.pid)
+        if kill:
+            os.kill(worker.pid, signal.SIGKILL)
+        return worker
+
+    monkeypatch.setattr(orchtrace.examine.Worker, "start", start)
+    return pids
+
+
+@pytest.mark.usefixtures("small_worker_threshold")
+def test_a_worker_process_gives_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import orchtrace.examine
+    from orchtrace.examine import examine
+    from orchtrace.formats import convert_trace
+
+    text = _generated(3_000)
+    pids = _started(monkeypatch)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
+    theirs = json.dumps(convert_trace(json.loads(text), "artifact")[0])  # `src`, `dst`
+    done = examine(theirs, "theirs", measure=True)
+    assert len(pids) == 2 and done.problems == [] and done.measures == metrics(json.loads(theirs))
+    assert "failed" not in caplog.text  # the worker did its part in both formats
+    nan = json.loads(text)
+    nan["events"][3]["t"] = float("nan")
+    for spoiled in (_spoiled(text), json.dumps(nan)):
+        with_worker = examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 10**12)
+        assert with_worker and with_worker == examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
+
+
+@pytest.mark.usefixtures("small_worker_threshold")
+def test_a_worker_that_dies_is_replaced_by_the_caller(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from orchtrace.examine import examine
+
+    text = _generated(3_000)
+    pids = _started(monkeypatch, kill=True)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
+    assert "the second process failed (it ended before it answered)" in caplog.text
+
+
+def _squares(fail_at: int) -> Generator[int, int, None]:
+    k = 0
+    while k != fail_at:
+        k = yield k * k
+    raise ZeroDivisionError(k)
+
+
+@pytest.mark.usefixtures("small_worker_threshold")
+def test_a_worker_answers_in_turn_and_stops_at_a_failure() -> None:
+    from orchtrace.worker import Worker
+
+    worker = Worker.start(_squares, 3)
+    assert worker is not None
+    worker.send(2)  # held back until the first answer is read
+    assert worker.receive() == 0 and worker.receive() == 4
+    assert worker.receive() is None  # it waits for a value: nothing to read
+    worker.send(3)  # raises there
+    assert worker.receive() is None and worker.pid == -1  # reaped once it failed
+    worker = Worker.start(_squares, -1)
+    assert worker is not None and worker.receive() == 0
+    worker.send(5)
+    worker.close(kill=True)  # does not wait for what it computes
+    assert worker.receive() is None
+    worker = Worker.start(_squares, -1)
+    assert worker is not None
+    pid = worker.pid
+    del worker  # dropped without a word: stopped and reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:

@@ -1,9 +1,11 @@
-"""Checks, and measures, one trace: the one place that parses it, validates it and replays it.
+"""Checks, and measures, one trace: the one place that parses it, runs a second process for a
+large one, validates it and replays it.
 
 Reads a trace's text (or a parsed Document); returns its problems, its measures when they
-were asked for and it has no errors, and its data in our names (for the HTML view). One
-process does it all: a second one, reading the trace again beside it, saved little on two
-cores and lost time when the other core was busy (BENCHMARKS.md).
+were asked for and it has no errors, and its data in our names (for the HTML view). A trace of
+PARALLEL_BYTES or more gets a second process (worker.py), forked before decoding, that reads it
+again for its ids, resolves the edge ends and replays the dependency graph while this one runs
+the checks; if it fails, this process does its work (the answers are the same either way).
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from .formats import current_view
 from .lineage import Lineage
 from .metrics import metrics
 from .model import Item
-from .replay import DependencyCycle
+from .replay import DependencyCycle, second_reading, start_replay
 from .semantics import semantics
 from .table import columns, edge_ends, locate, resolve_ends
 from .trace import Document, TraceProblem, parse
 from .validate import Report, structure
+from .worker import Worker
+
+PARALLEL_BYTES = 16 * 1024 * 1024  # below this, a second process costs more than it saves
 
 
 @dataclass(slots=True)
@@ -35,11 +40,21 @@ class Examined:
 
 def examine(text: bytes | str, label: str, measure: bool = False) -> Examined:
     """Every problem of the trace TEXT, and its measures if MEASURE."""
-    return examine_document(parse(text, label), measure)
+    worker = Worker.start(second_reading, text) if len(text) >= PARALLEL_BYTES else None
+    try:
+        return examine_document(parse(text, label), measure, worker)
+    finally:
+        if worker is not None:
+            worker.close(kill=True)  # whatever it still computes is not wanted
 
 
-def examine_document(doc: Document, measure: bool = False) -> Examined:
-    """Every problem of DOC, and its measures if MEASURE."""
+def examine_document(
+    doc: Document, measure: bool = False, worker: Worker | None = None
+) -> Examined:
+    """Every problem of DOC, and its measures if MEASURE; WORKER, when given, reads the same
+    trace (see the module docstring)."""
+    if not isinstance(doc.data, Item):
+        worker = None  # it reads typed structs only: plain data is checked item by item here
     rep = Report(doc.label, doc.format)
     for p in doc.problems:
         rep.add(p.pointer, p.code, p.message, p.hint)
@@ -59,13 +74,19 @@ def examine_document(doc: Document, measure: bool = False) -> Examined:
     tb = columns(
         listed, bad.get("events", set()), bad.get("edges", set()), bad.get("agents", set())
     )
-    resolve_ends(tb, locate(tb.ids, edge_ends(listed, bad.get("edges", set()))))
+    replay = None
+    if measure and not any(bad.values()):  # the worker replays while the checks run
+        replay = start_replay(tb, worker)
+    located = worker.receive() if worker is not None else None
+    if located is None:
+        located = locate(tb.ids, edge_ends(listed, bad.get("edges", set())))
+    resolve_ends(tb, located)
     lineage = Lineage.of(tb, data.get("agents") if "agents" in bad else None, bad)
     semantics(rep, data, bad, tb, lineage)
     if not measure or rep.errors():
         return Examined(rep.finish(), None, data)
     try:
-        measures = metrics(data, tb, lineage)
+        measures = metrics(data, tb, replay, lineage)
     except DependencyCycle as exc:
         loop = [*exc.nodes, *exc.nodes[:1]]
         events = " -> ".join(tb.ids[i] for i in loop if i < len(tb.ids))

@@ -198,15 +198,18 @@ def _critical_steps(tb: EventTable, boss: int) -> dict[str, Any]:
 
 
 def metrics(
-    trace: Any, table: EventTable | None = None, lineage: Lineage | None = None
+    trace: Any,
+    table: EventTable | None = None,
+    replay: Replay | None = None,
+    lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """The measures of a valid trace in our names (plain data in the artifact's format is
-    viewed in ours); TABLE, when given, holds its columns already, and LINEAGE its agents'
-    parents."""
+    viewed in ours); TABLE, when given, holds its columns already, REPLAY its replay started
+    by `start_replay`, and LINEAGE its agents' parents."""
     if isinstance(trace, dict) and detect(trace) == "artifact":
         trace = current_view(trace, set())
     tb = table or event_table(trace)
-    rp = start_replay(tb)
+    rp = replay or start_replay(tb)
     lineage = lineage or Lineage.of(tb, trace.get("agents"), {})
     spawns = tb.of_type("spawn")
     spawned_codes = tb.target_codes()[spawns]

@@ -4,20 +4,24 @@ Reads the event columns (table.py) and writes plain values: the critical path's 
 events, and ancestry marks. Dependencies are every edge except safety_flow, plus each agent's
 own sequence: an event depends on the agent's events at the latest earlier start time (events
 of one agent that start together are parallel, so the order they are listed in does not
-matter).
+matter). A large trace's second process (worker.py) runs the replay beside the checks: it reads
+the trace again for its ids, resolves the edge ends, and walks the graph once it has the
+weights.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from .model import decode_ids
 from .semantics import find_cycle
-from .table import EventTable
+from .table import EventTable, locate
+from .worker import Worker
 
 NON_DEPENDENCY = frozenset({"safety_flow"})
 
@@ -154,6 +158,22 @@ def _dependencies(
     return source[by_target], target[by_target], size
 
 
+def _replay(
+    t: np.ndarray,
+    codes: np.ndarray,
+    source: np.ndarray,
+    target: np.ndarray,
+    weights: np.ndarray,
+    final: int,
+    last_aggregate: int,
+) -> tuple[float, list[int], bytes]:
+    """Builds the dependency graph and walks it (see `_walk`); arrays in, plain values out, so
+    that it can run in a second process."""
+    pred_of, node, size = _dependencies(t, codes, source, target)
+    weights = np.r_[weights, np.zeros(size - len(t))]
+    return _walk(pred_of, node, weights, len(t), final, last_aggregate)
+
+
 def _dependency_edges(tb: EventTable) -> np.ndarray:
     """Which edges are dependencies: all but safety flows."""
     types = tb.edge_types
@@ -162,9 +182,11 @@ def _dependency_edges(tb: EventTable) -> np.ndarray:
 
 @dataclass(slots=True)
 class Replay:
-    """The event weights of a trace, and what its dependency graph is walked from."""
+    """A replay under way: the event weights, and the walk of the dependency graph (critical
+    path and ancestry), which a large trace's worker process computes meanwhile."""
 
     table: EventTable
+    worker: Worker | None
     ends: np.ndarray  # t_end, NaN where absent
     durations: bool
     weights: np.ndarray
@@ -173,15 +195,25 @@ class Replay:
 
     def walk(self) -> tuple[float, list[int], bytes]:
         """The critical path's length and events, and the ancestry marks (see `_walk`)."""
+        sent = self.worker.receive() if self.worker else None
+        if sent is not None:
+            return cast(tuple[float, list[int], bytes], sent)
         tb = self.table
         keep = _dependency_edges(tb)
-        pred_of, node, size = _dependencies(tb.times, tb.who, tb.source[keep], tb.target[keep])
-        weights = np.r_[self.weights, np.zeros(size - len(tb.times))]
-        return _walk(pred_of, node, weights, len(tb.times), self.final, self.last_aggregate)
+        return _replay(
+            tb.times,
+            tb.who,
+            tb.source[keep],
+            tb.target[keep],
+            self.weights,
+            self.final,
+            self.last_aggregate,
+        )
 
 
-def start_replay(tb: EventTable) -> Replay:
-    """The weights and the final events of TB's replay; `metrics` walks it."""
+def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
+    """Starts replaying the events of TB, in WORKER if given (which reads the same trace);
+    `metrics` finishes it. The edge ends need not be resolved yet."""
     t, n = tb.times, len(tb.times)
     ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
     durations = n > 0 and not np.isnan(ends).any()
@@ -197,4 +229,19 @@ def start_replay(tb: EventTable) -> Replay:
         final = last_aggregate
     elif n:
         final = int(np.flatnonzero(t == t.max())[-1])
-    return Replay(tb, ends, durations, weights, final, last_aggregate)
+    if worker is not None:
+        who = tb.who.astype(np.int32)  # half the bytes through the pipe
+        worker.send((t, who, weights, final, last_aggregate, _dependency_edges(tb)))
+    return Replay(tb, worker, ends, durations, weights, final, last_aggregate)
+
+
+def second_reading(text: str | bytes) -> Generator[Any, Any, None]:
+    """The work of a large trace's worker process (see examine.py). It reads TEXT again for
+    its ids alone and yields the edge ends resolved to events (as `resolve_ends` needs them);
+    sent the replay's inputs (see `start_replay`), it yields the walk (as `Replay.walk`)."""
+    ids, wanted = decode_ids(text)
+    ends, repeats = locate(ids, wanted)
+    del ids, wanted
+    t, who, weights, final, last_aggregate, keep = yield ends, repeats
+    m = len(keep)
+    yield _replay(t, who, ends[:m][keep], ends[m:][keep], weights, final, last_aggregate)
