@@ -134,6 +134,13 @@ PEER_SCHEMA = {
 }
 
 
+ONE_PROCESS = (
+    "import sys; import orchtrace.examine as e; from orchtrace.cli import main;"
+    "e.PARALLEL_BYTES = 1 << 62; sys.argv = ['orchtrace', 'metrics', sys.argv[1], '--format',"
+    " 'json']; main()"
+)
+
+
 def trace_file(events: int, fmt: str) -> Path:
     """The generated trace of EVENTS events in format FMT (the artifact's: converted)."""
     path = CACHE / f"trace-{events}.json"
@@ -168,6 +175,8 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool, fmt: str) -> dic
                     "--format",
                     "json",
                 ],
+                # the same held to one process: is the second one still worth having?
+                "validate_and_metrics_one_process": [py, "-c", ONE_PROCESS, str(path)],
             },
             reps,
         )
@@ -179,6 +188,8 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool, fmt: str) -> dic
     row["validate_and_metrics_vs_orjson"] = round(
         both["seconds"] / row["orjson_loads"]["seconds"], 2
     )
+    alone = row["validate_and_metrics_one_process"]["seconds"]
+    row["one_process_vs_orjson"] = round(alone / row["orjson_loads"]["seconds"], 2)
     row["peak_vs_json_load"] = round(both["peak_mib"] / row["json_load"]["peak_mib"], 2)
     if jsonschema_peer:
         code = (
