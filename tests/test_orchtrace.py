@@ -568,40 +568,68 @@ def _spoiled(text: str) -> str:
 @pytest.fixture
 def small_worker_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Traces of a kilobyte get a worker, on this machine whatever its cores."""
-    import orchtrace.trace
+    import orchtrace.examine
 
-    monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+    monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
 
 
+def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
+    """The pids of the workers examine starts from now on (killed at once if KILL)."""
+    import orchtrace.examine
+    from orchtrace.worker import Worker
+
+    pids: list[int] = []
+    real = Worker.start
+
+    def start(*args: Any) -> Worker | None:
+        worker = real(*args)
+        assert worker is not None
+        pids.append(worker.pid)
+        if kill:
+            os.kill(worker.pid, signal.SIGKILL)
+        return worker
+
+    monkeypatch.setattr(orchtrace.examine.Worker, "start", start)
+    return pids
+
+
 @pytest.mark.usefixtures("small_worker_threshold")
-def test_a_worker_process_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    import orchtrace.trace
-    from orchtrace.metrics import measured
+def test_a_worker_process_gives_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import orchtrace.examine
+    from orchtrace.examine import examine
+    from orchtrace.formats import convert_trace
 
     text = _generated(3_000)
-    doc = parse(text, "big")
-    assert doc.worker is not None
-    problems, measures = measured(doc)
-    assert problems == [] and measures == metrics(json.loads(text))
+    pids = _started(monkeypatch)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
+    theirs = json.dumps(convert_trace(json.loads(text), "artifact")[0])  # `src`, `dst`
+    done = examine(theirs, "theirs", measure=True)
+    assert len(pids) == 2 and done.problems == [] and done.measures == metrics(json.loads(theirs))
+    assert "failed" not in caplog.text  # the worker did its part in both formats
     nan = json.loads(text)
     nan["events"][3]["t"] = float("nan")
     for spoiled in (_spoiled(text), json.dumps(nan)):
-        with_worker = validate(parse(spoiled, "x"))
-        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 10**12)
-        assert with_worker and with_worker == validate(parse(spoiled, "x"))
-        monkeypatch.setattr(orchtrace.trace, "PARALLEL_BYTES", 1_000)
+        with_worker = examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 10**12)
+        assert with_worker and with_worker == examine(spoiled, "x", measure=True).problems
+        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
 
 
 @pytest.mark.usefixtures("small_worker_threshold")
-def test_a_worker_that_dies_is_replaced_by_the_caller() -> None:
-    from orchtrace.metrics import measured
+def test_a_worker_that_dies_is_replaced_by_the_caller(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from orchtrace.examine import examine
 
     text = _generated(3_000)
-    doc = parse(text, "big")
-    assert doc.worker is not None
-    os.kill(doc.worker.pid, signal.SIGKILL)
-    assert measured(doc) == ([], metrics(json.loads(text)))
+    pids = _started(monkeypatch, kill=True)
+    done = examine(text, "big", measure=True)
+    assert pids and done.problems == [] and done.measures == metrics(json.loads(text))
+    assert "the second process failed (it ended before it answered)" in caplog.text
 
 
 def _squares(fail_at: int) -> Generator[int, int, None]:
@@ -681,7 +709,10 @@ def test_import_spans_nested_thousands_deep(tmp_path: Path) -> None:
     run = orchtrace("import", "--from", "otlp", str(path))
     assert run.returncode == 0, run.stderr[-500:]
     trace = json.loads(run.stdout)
-    assert [e["type"] for e in trace["events"]] == ["step"]  # only the innermost span acts
+    # each chat span steps over its own time, the two ends its child leaves uncovered (the
+    # innermost over all of it): 2 * 5,000 - 1 steps, 99,000 ns of work in all
+    assert [e["type"] for e in trace["events"]] == ["step"] * 9_999
+    assert sum(e["t_end"] - e["t"] for e in trace["events"]) == pytest.approx(99_000e-9)
     assert validate(Document("deep", trace, [])) == []
 
 
@@ -697,5 +728,5 @@ def test_import_says_where_an_export_is_malformed(tmp_path: Path) -> None:
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "resourceSpans[0].scopeSpans[0].spans[0]: start and end times" in run.stderr
     looped = export({"spanId": "01", "parentSpanId": "02"}, {"spanId": "02", "parentSpanId": "01"})
-    run = orchtrace("import", "--from", "otlp", looped)
+    run = orchtrace("import", looped)  # --from auto: spans of no known convention are read too
     assert run.returncode == 1 and "parent links loop" in run.stderr

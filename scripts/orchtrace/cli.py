@@ -6,6 +6,7 @@ import gc
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,27 @@ def cli() -> None:
     gc.disable()
 
 
+def _write(out: Path | None, text: str) -> None:
+    """Writes TEXT to OUT, or to standard output: every file a command writes goes through
+    here."""
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterator[Any]:
+    """(label, Examined) for every trace in FILE."""
+    from .examine import Examined, examine
+    from .trace import MAX_BYTES, read_inputs
+
+    for label, text, failed in read_inputs(file, max_bytes or MAX_BYTES):
+        if failed is not None:
+            yield failed.label, Examined(failed.problems, None, None)
+        else:
+            yield label, examine(text, label, measure)
+
+
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -31,15 +53,13 @@ def cli() -> None:
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @click.option("--max-bytes", type=int, default=None, help="Refuse JSON files above this size.")
 def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | None) -> None:
-    """Check traces (JSON, or JSON Lines with one trace per line); report every problem."""
-    from .trace import MAX_BYTES, read_traces
-    from .validate import validate as check
-
+    """Check traces, in our format or the survey artifact's (JSON, or JSON Lines with one trace
+    per line); report every problem."""
     problems, traces = [], 0
     for file in files:
-        for doc in read_traces(file, max_bytes or MAX_BYTES):
+        for _, examined in _examined(file, False, max_bytes):
             traces += 1
-            problems += check(doc)
+            problems += examined.problems
     failing = [p for p in problems if strict or p.severity == "error"]
     if fmt == "json":
         click.echo(
@@ -71,19 +91,17 @@ def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | N
 def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
     """Replay a trace and report its orchestration metrics (see traces/METRICS.md)."""
     from .html import render_html
-    from .metrics import measured, metrics_text
-    from .trace import read_traces
+    from .metrics import metrics_text
 
     results = []
-    for doc in read_traces(file):
-        problems, m = measured(doc)
-        if m is None:
-            for p in problems:
+    for label, examined in _examined(file, True):
+        if examined.measures is None:
+            for p in examined.problems:
                 if p.severity == "error":
                     click.echo(p.text(), err=True)
             click.echo("orchtrace: the trace is invalid; nothing measured", err=True)
             sys.exit(1)
-        results.append((doc.label, doc.data, m))
+        results.append((label, examined.data, examined.measures))
     if fmt == "json":
         payload = [{"trace": label, **m} for label, _, m in results]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
@@ -91,43 +109,117 @@ def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
         click.echo("\n".join(metrics_text(label, m) for label, _, m in results))
     if html_out is not None:
         label, data, m = results[0]
-        html_out.write_text(render_html(label, data, m), encoding="utf-8")
+        _write(html_out, render_html(label, data, m))
+
+
+@cli.command()
+@click.option("--to", "target", type=click.Choice(["artifact", "current"]), required=True)
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+def convert(target: str, file: Path, out: Path | None) -> None:
+    """Write a valid trace in the survey artifact's format or ours (JSON Lines: line by line)."""
+    from .examine import examine
+    from .formats import ConvertError, convert_trace
+    from .trace import read_inputs
+
+    lines = []
+    for label, text, failed in read_inputs(file):
+        examined = examine(text, label) if failed is None else failed
+        if any(p.severity == "error" for p in examined.problems):
+            for p in examined.problems:
+                if p.severity == "error":
+                    click.echo(p.text(), err=True)
+            click.echo(f"orchtrace convert: {label}: the trace has errors; not converted", err=True)
+            sys.exit(1)
+        try:
+            converted, dropped = convert_trace(json.loads(text), target)
+        except ConvertError as exc:
+            click.echo(f"orchtrace convert: {label}: {exc}", err=True)
+            sys.exit(1)
+        if dropped:
+            click.echo(
+                f"orchtrace convert: {label}: the {target} format has no place for "
+                + ", ".join(dropped),
+                err=True,
+            )
+        lines.append(converted)
+    if file.suffix in (".jsonl", ".ndjson"):
+        written = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in lines)
+    else:
+        written = json.dumps(lines[0], indent=2, ensure_ascii=False) + "\n"
+    _write(out, written)
 
 
 @cli.command(name="import")
-@click.option("--from", "source", type=click.Choice(["otlp", "openinference"]), required=True)
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["auto", "genai", "otlp", "openinference", "vercel"]),
+    default="auto",
+    show_default=True,
+    help="The conventions the spans follow (otlp: the OpenTelemetry GenAI ones).",
+)
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
-def import_(source: str, file: Path, out: Path | None) -> None:
-    """Convert exported spans (OTLP JSON or JSON Lines) into an orchestration trace."""
-    from .importers import ImportError_, read_otlp, to_trace
+@click.option("--trace-id", default=None, help="Import only this trace of the export.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A file, or a directory that gets one file per trace.",
+)
+def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
+    """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses)
+    into orchestration traces, one per traceId."""
+    from .importers import to_traces
+    from .spans import ImportError_, read_spans
+    from .trace import read_inputs
 
     try:
-        trace = to_trace(read_otlp(file.read_bytes()), source)
+        ((_, text, failed),) = read_inputs(file, lines=False)  # a regular file, or why not
+        if failed is not None:
+            raise ImportError_(failed.problems[0].message)
+        traces, note = to_traces(read_spans(text), source)
     except ImportError_ as exc:
         click.echo(f"orchtrace import: {file}: {exc}", err=True)
         sys.exit(1)
-    text = json.dumps(trace, indent=2, ensure_ascii=False) + "\n"
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        out.write_text(text, encoding="utf-8")
+    if note:
+        click.echo(f"orchtrace import: {file}: {note}", err=True)
+    if trace_id is not None:
+        traces = [t for t in traces if t["trace_id"] == trace_id]
+        if not traces:
+            click.echo(f"orchtrace import: {file}: no trace {trace_id!r} in the export", err=True)
+            sys.exit(1)
+    ids = [t["trace_id"] for t in traces]
+    if out is not None and out.is_dir():
+        for t in traces:
+            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in t["trace_id"])
+            _write(out / f"{safe}.json", json.dumps(t, indent=2, ensure_ascii=False) + "\n")
+        click.echo(f"wrote {len(traces)} trace(s) to {out}", err=True)
+        return
+    if len(traces) > 1:
+        click.echo(
+            f"orchtrace import: {file}: the export holds {len(traces)} traces "
+            f"({', '.join(ids)}); give --trace-id ID, or --out DIR for one file each",
+            err=True,
+        )
+        sys.exit(1)
+    _write(out, json.dumps(traces[0], indent=2, ensure_ascii=False) + "\n")
 
 
 @cli.command(name="schema-doc")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 if traces/SCHEMA.md is stale.")
 def schema_doc(check_only: bool) -> None:
-    """Write traces/SCHEMA.md from traces/trace.schema.json."""
+    """Write traces/SCHEMA.md from traces/trace.schema.json and traces/artifact.schema.json."""
     from .schemadoc import schema_markdown
     from .trace import SCHEMA_FILE, schema
 
     target = SCHEMA_FILE.with_name("SCHEMA.md")
-    text = schema_markdown(schema())
+    text = schema_markdown(schema(), schema("artifact"))
     current = target.read_text(encoding="utf-8") if target.exists() else ""
     if check_only:
         click.echo("traces/SCHEMA.md is stale" if current != text else "up to date")
         sys.exit(1 if current != text else 0)
-    target.write_text(text, encoding="utf-8")
+    _write(target, text)
     click.echo(f"wrote {target}")
 
 
@@ -137,6 +229,18 @@ def main() -> None:
         code: Any = 0
     except SystemExit as exc:
         code = exc.code
+    except MemoryError:
+        print("orchtrace: out of memory; try a smaller trace or JSON Lines", file=sys.stderr)
+        code = 1
+    except Exception as exc:  # never a traceback: one line that says where to look
+        import traceback
+
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(frame.filename).name}, line {frame.lineno}"
+        print(
+            f"orchtrace: unexpected error ({where}): {type(exc).__name__}: {exc}", file=sys.stderr
+        )
+        code = 1
     if not isinstance(code, int):  # None is success; a message means failure
         if code is not None:
             print(code, file=sys.stderr)

@@ -7,11 +7,15 @@ under `--strict`. traces/SCHEMA.md lists them, generated from this table.
 from __future__ import annotations
 
 CODES: dict[str, tuple[str, str]] = {
-    "unreadable": ("error", "the file cannot be read"),
+    "unreadable": ("error", "the file cannot be read, or is not a regular file (a pipe, a device)"),
     "too-large": ("error", "the file is over the size limit (`--max-bytes`, 512 MiB by default)"),
     "malformed-json": ("error", "not JSON, not UTF-8, or nested too deeply to read"),
     "non-finite": ("error", "NaN or Infinity, which Python's json accepts but JSON does not"),
     "out-of-range": ("error", "an integer too large for a 64-bit float, in a time or a reward"),
+    "duplicate-key": (
+        "error",
+        "an object repeats a key (JSON readers keep only its last value, without a word)",
+    ),
     "schema": ("error", "a field is missing, unknown, or of the wrong type or value"),
     "negative-value": ("error", "a time, cost or count below its minimum of 0"),
     "duplicate-id": ("error", "two events, or two agents, share an id"),
@@ -20,6 +24,11 @@ CODES: dict[str, tuple[str, str]] = {
     "time-backwards": ("error", "an edge's target starts before its source (beyond 1e-6)"),
     "cycle": ("error", "causal, spawn, return and aggregate edges form a cycle (one is shown)"),
     "return-unspawned": ("error", "an agent returns but no event spawned it"),
+    "parent-cycle": (
+        "error",
+        "agents' parents loop (an agent's parent is its declared `parent`, else the agent that "
+        "first spawned it), or an agent is its own parent, so no spawn depth exists",
+    ),
     "dependency-cycle": (
         "error",
         "(metrics only) the dependencies loop through other edges, among events that start "

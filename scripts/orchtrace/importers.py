@@ -1,213 +1,215 @@
-"""Imports spans into orchestration traces: OTLP JSON (and JSON Lines) following the
-OpenTelemetry GenAI semantic conventions, and OpenInference span kinds.
+"""Turns exported spans (spans.py) into orchestration traces, one per traceId.
 
-Each span becomes events of the agent it belongs to (its own agent for an agent span, else the
-nearest agent ancestor): an agent span is a spawn by the parent agent and a return at its end;
-a tool span is a tool call and its result; a model or chain span is a step; a guardrail span a
-safety event. Span ids may be hex or base64; integers may be strings (protobuf's JSON mapping).
+Spans are read by the conventions they carry: the OpenTelemetry GenAI semantic conventions
+(`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain
+and LangGraph instrumentations write them) and the Vercel AI SDK's `ai.*` spans. Each span
+becomes events of the agent it belongs to (its own agent for an agent span, else the nearest
+agent ancestor, else its service): an agent span is a spawn by the parent agent and a return
+at its end; a tool span a tool call and its result; a guardrail a safety event; a model span
+(chat, completion, embeddings), and a span of no known convention, steps over its own time,
+the stretches its children leave uncovered, its tokens on the last; any other span (chains,
+retrievers, the SDK's outer calls) a step when it has no children, else only the container of
+its children. A model span always
+counts its own tokens; any other span's tokens are taken as the total of the spans below it
+and counted only when none of those carries tokens (on its return, its result, or its own
+stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from .spans import ImportError_, Span
 
-AGENT, TOOL, STEP, SAFETY, CREATE = "agent", "tool", "step", "safety", "create"
+AGENT, TOOL, MODEL, CONTAINER, SAFETY, CREATE = (
+    "agent",
+    "tool",
+    "model",
+    "container",
+    "safety",
+    "create",
+)
+CONVENTIONS = {
+    "genai": "OpenTelemetry GenAI (gen_ai.operation.name)",
+    "openinference": "OpenInference (openinference.span.kind)",
+    "vercel": "Vercel AI SDK (ai.* spans)",
+}
 GENAI_OPS = {
     "invoke_agent": AGENT,
     "create_agent": CREATE,
     "execute_tool": TOOL,
-    "chat": STEP,
-    "text_completion": STEP,
-    "generate_content": STEP,
-    "embeddings": STEP,
+    "chat": MODEL,
+    "text_completion": MODEL,
+    "generate_content": MODEL,
+    "embeddings": MODEL,
 }
 OPENINFERENCE = {
     "AGENT": AGENT,
     "TOOL": TOOL,
-    "LLM": STEP,
-    "CHAIN": STEP,
-    "RETRIEVER": STEP,
-    "EMBEDDING": STEP,
-    "RERANKER": STEP,
+    "LLM": MODEL,
+    "EMBEDDING": MODEL,
+    "CHAIN": CONTAINER,
+    "RETRIEVER": CONTAINER,
+    "RERANKER": CONTAINER,
+    "EVALUATOR": CONTAINER,
     "GUARDRAIL": SAFETY,
-    "EVALUATOR": STEP,
 }
-INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+AGENT_NAMES = {
+    "genai": ("gen_ai.agent.name", "gen_ai.agent.id"),
+    "openinference": ("agent.name", "graph.node.id"),
+    "vercel": (),
+}
+INPUT_TOKENS = (
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.prompt_tokens",
+    "llm.token_count.prompt",
+    "ai.usage.inputTokens",
+    "ai.usage.promptTokens",
+)
 OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens",
     "gen_ai.usage.completion_tokens",
     "llm.token_count.completion",
+    "ai.usage.outputTokens",
+    "ai.usage.completionTokens",
 )
+TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
+CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 
-class ImportError_(ValueError):
-    """The input is not a span export this importer reads."""
+def _vercel_kind(operation: str) -> str:
+    if operation == "ai.toolCall":
+        return TOOL
+    if operation.endswith((".doGenerate", ".doStream", ".doEmbed")):
+        return MODEL
+    return CONTAINER
 
 
-@dataclass
-class Span:
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    end: int
-    attrs: dict[str, Any]
-    error: str | None = None
-    children: list[Span] = field(default_factory=list)
+def _carried(span: Span) -> str | None:
+    """The convention whose marker SPAN carries, if any."""
+    if "gen_ai.operation.name" in span.attrs:
+        return "genai"
+    if "openinference.span.kind" in span.attrs:
+        return "openinference"
+    operation = span.attrs.get("ai.operationId") or span.name
+    return "vercel" if isinstance(operation, str) and operation.startswith("ai.") else None
 
 
-def _hex_id(raw: Any) -> str | None:
-    if not raw:
-        return None
-    text = str(raw)
-    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
-        return text.lower()
-    try:
-        return base64.b64decode(text, validate=True).hex()
-    except (binascii.Error, ValueError):
-        return text
-
-
-def _value(v: Any) -> Any:
-    if not isinstance(v, dict):
-        return None
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in v:
-            return v[key]
-    if "intValue" in v:
-        return _integer(v["intValue"])
-    if "arrayValue" in v and isinstance(v["arrayValue"], dict):
-        return [_value(x) for x in _list(v["arrayValue"].get("values", []))]
-    return None
-
-
-def _integer(raw: Any) -> int | None:
-    """An OTLP integer (protobuf's JSON mapping writes 64-bit ones as strings), else None."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit() and len(raw) < 40:
-        return int(raw)
-    return None
-
-
-def _list(raw: Any) -> list[Any]:
-    return raw if isinstance(raw, list) else []
-
-
-def _objects(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
-    """The objects of the list RAW with their paths; anything else is an ImportError_."""
-    if not isinstance(raw, list):
-        raise ImportError_(f"{where}: expected a list")
-    for i, item in enumerate(raw):
-        if not isinstance(item, dict):
-            raise ImportError_(f"{where}[{i}]: expected an object")
-    return [(f"{where}[{i}]", item) for i, item in enumerate(raw)]
-
-
-def _span(s: dict[str, Any], where: str) -> Span:
-    start = _integer(s.get("startTimeUnixNano", 0))
-    end = _integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
-    if start is None or end is None:
-        raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
-    status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
-    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
-    attributes = {
-        a["key"]: _value(a.get("value"))
-        for _, a in _objects(s.get("attributes", []), f"{where}.attributes")
-        if isinstance(a.get("key"), str)
-    }
-    return Span(
-        _hex_id(s.get("spanId")) or "",
-        _hex_id(s.get("parentSpanId")),
-        str(s.get("name", "")),
-        start,
-        end,
-        attributes,
-        str(status.get("message") or "error") if failed else None,
-    )
-
-
-def read_otlp(data: bytes) -> list[Span]:
-    """Spans from OTLP JSON: one ExportTraceServiceRequest, or one per line (JSON Lines).
-    Anything malformed is an ImportError_ that says where."""
-    docs = []
-    try:
-        docs = [orjson.loads(data)]
-    except orjson.JSONDecodeError:
-        try:
-            docs = [orjson.loads(line) for line in data.splitlines() if line.strip()]
-        except orjson.JSONDecodeError as exc:
-            raise ImportError_(f"not OTLP JSON or JSON Lines: {exc}") from exc
-    spans = []
-    for n, doc in enumerate(docs):
-        where = f"line {n + 1}: " if len(docs) > 1 else ""
-        if not isinstance(doc, dict) or "resourceSpans" not in doc:
-            raise ImportError_(f"{where}expected OTLP JSON with a resourceSpans list")
-        for at, rs in _objects(doc["resourceSpans"], f"{where}resourceSpans"):
-            scopes = rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", []))
-            for at_scope, ss in _objects(scopes, f"{at}.scopeSpans"):
-                for at_span, s in _objects(ss.get("spans", []), f"{at_scope}.spans"):
-                    spans.append(_span(s, at_span))
-    if not spans:
-        raise ImportError_("the export holds no spans")
-    return spans
-
-
-def _kind(span: Span, convention: str) -> str:
+def _kind(span: Span, allowed: set[str]) -> tuple[str, str | None]:
+    """What SPAN is (AGENT, TOOL, ...) and the convention that says so, among ALLOWED."""
+    convention = _carried(span)
+    if convention not in allowed:
+        return CONTAINER, None
+    if convention == "genai":
+        return GENAI_OPS.get(str(span.attrs["gen_ai.operation.name"]), CONTAINER), convention
     if convention == "openinference":
-        return OPENINFERENCE.get(str(span.attrs.get("openinference.span.kind", "")).upper(), STEP)
-    return GENAI_OPS.get(str(span.attrs.get("gen_ai.operation.name", "")), STEP)
+        kind = str(span.attrs["openinference.span.kind"]).upper()
+        return OPENINFERENCE.get(kind, CONTAINER), convention
+    return _vercel_kind(str(span.attrs.get("ai.operationId") or span.name)), convention
 
 
-def _agent_name(span: Span, convention: str) -> str:
-    keys = (
-        ("agent.name", "graph.node.id")
-        if convention == "openinference"
-        else ("gen_ai.agent.name", "gen_ai.agent.id")
-    )
-    for key in keys:
-        if span.attrs.get(key):
-            return str(span.attrs[key])
-    return span.name or span.span_id
+def _first(span: Span, keys: tuple[str, ...]) -> Any:
+    return next((span.attrs[k] for k in keys if span.attrs.get(k) not in (None, "")), None)
+
+
+def _agent_name(span: Span, convention: str | None) -> str:
+    name = _first(span, AGENT_NAMES.get(convention or "", ())) if convention else None
+    return str(name or span.service or span.name or span.span_id)
 
 
 def _tokens(span: Span) -> int | None:
     """Input plus output tokens, reading the current attribute names before the older ones."""
-    counts = []
-    for names in (INPUT_TOKENS, OUTPUT_TOKENS):
-        value = next(
-            (span.attrs[k] for k in names if isinstance(span.attrs.get(k), int | float)), None
-        )
-        if value is not None:
-            counts.append(int(value))
+    counts = [_first(span, names) for names in (INPUT_TOKENS, OUTPUT_TOKENS) if _first(span, names)]
+    counts = [int(c) for c in counts if isinstance(c, int | float) and not isinstance(c, bool)]
+    if not counts and isinstance(span.attrs.get("llm.token_count.total"), int | float):
+        counts = [int(span.attrs["llm.token_count.total"])]
     return sum(counts) if counts else None
 
 
-def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str, Any]:
-    """Build an orchestration trace from spans (convention: 'otlp' or 'openinference')."""
+def _own_stretches(span: Span) -> list[tuple[int, int]]:
+    """The stretches of SPAN's time that no child covers (one empty stretch at its end when
+    its children cover it all)."""
+    cover = sorted((max(c.start, span.start), min(c.end, span.end)) for c in span.children)
+    gaps, at = [], span.start
+    for start, end in cover:
+        if start > at:
+            gaps.append((at, start))
+        at = max(at, end)
+    if at < span.end:
+        gaps.append((at, span.end))
+    return gaps or [(span.end, span.end)]
+
+
+def found(spans: list[Span]) -> str:
+    """What conventions SPANS follow, in words."""
+    counts = Counter(_carried(s) for s in spans)
+    parts = [f"{n} {CONVENTIONS[c]} span(s)" for c, n in counts.items() if c is not None]
+    if counts[None]:
+        parts.append(f"{counts[None]} span(s) of no known convention")
+    return ", ".join(parts)
+
+
+def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
+    """One trace per traceId of SPANS, in the order they first appear, and a note on what was
+    recognised. CONVENTION: 'auto' (every one below), 'genai' (or 'otlp'), 'openinference' or
+    'vercel'; one that no span follows is an ImportError_ naming what was found."""
+    counts = Counter(_carried(s) for s in spans)
+    if convention == "auto":
+        allowed = set(CONVENTIONS)
+        note = "" if set(counts) - {None} else f"no span follows {', '.join(CONVENTIONS.values())}"
+    else:
+        name = "genai" if convention == "otlp" else convention
+        if not counts[name]:
+            raise ImportError_(f"no span follows {CONVENTIONS[name]}; found {found(spans)}")
+        allowed, note = {name}, ""
+    if note:
+        note += ": each span is a step of its service"
+    groups: dict[str, list[Span]] = defaultdict(list)
+    for s in spans:
+        groups[s.trace_id].append(s)
+    return [_trace(group, allowed, trace_id) for trace_id, group in groups.items()], note
+
+
+def _tree(spans: list[Span]) -> list[Span]:
     by_id = {s.span_id: s for s in spans}
     roots: list[Span] = []
     for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
+        s.children = []
+    for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
         parent = by_id.get(s.parent_id or "")
-        (parent.children if parent else roots).append(s)
+        (parent.children if parent is not None and parent is not s else roots).append(s)
     if not roots:
         raise ImportError_("every span has a parent in the export: their parent links loop")
+    return roots
+
+
+def _tokens_below(roots: list[Span]) -> set[int]:
+    """The ids (id()) of spans with a span carrying tokens somewhere below them."""
+    below: set[int] = set()
+    order: list[Span] = []
+    stack = list(roots)
+    while stack:
+        span = stack.pop()
+        order.append(span)
+        stack.extend(span.children)
+    for span in reversed(order):  # children before their parents
+        if any(id(c) in below or _tokens(c) is not None for c in span.children):
+            below.add(id(span))
+    return below
+
+
+def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
+    roots = _tree(spans)
+    below = _tokens_below(roots)
     t0 = min(s.start for s in spans)
-    sec = 1e-9
     events: list[dict[str, Any]] = []
     edges: list[dict[str, str]] = []
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
+    named: set[str] = set()  # the agents of agent spans
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -215,8 +217,8 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
             "id": eid,
             "type": kind,
             "agent": agent,
-            "t": round((t_ns - t0) * sec, 9),
-            "t_end": round((max(end_ns, t_ns) - t0) * sec, 9),
+            "t": round((t_ns - t0) * 1e-9, 9),
+            "t_end": round((max(end_ns, t_ns) - t0) * 1e-9, 9),
             "span_id": span.span_id,
             **{k: v for k, v in extra.items() if v is not None},
         }
@@ -239,10 +241,12 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
             task()
             continue
         span, agent = task
-        kind = _kind(span, convention)
+        kind, convention = _kind(span, allowed)
+        tokens = _tokens(span) if kind == MODEL or id(span) not in below else None
         if kind == AGENT:
             name = _agent_name(span, convention)
             agents.setdefault(name, {"id": name, "role": "agent"})
+            named.add(name)
             if agent is None or agent == name:
                 then_visit(span.children, name, None)
                 continue
@@ -255,24 +259,30 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
                 agent: str = agent,
                 spawn: str = spawn,
                 first: int = len(events),
+                tokens: int | None = tokens,
             ) -> None:
-                ret = emit("return", name, span.end, span.end, span, target=agent, error=span.error)
+                ret = emit(
+                    "return",
+                    name,
+                    span.end,
+                    span.end,
+                    span,
+                    target=agent,
+                    error=span.error,
+                    tokens=tokens,
+                )
                 target = events[first]["id"] if first < len(events) - 1 else ret
                 edges.append({"source": spawn, "target": target, "type": "spawn"})
 
             then_visit(span.children, name, returns)
             continue
         owner = agent or _agent_name(span, convention)
+        if convention is None and span.service and agent not in named:
+            owner = span.service  # a span of no convention works for its service
         agents.setdefault(owner, {"id": owner, "role": "agent"})
         if kind == TOOL:
-            call_id = str(
-                span.attrs.get("gen_ai.tool.call.id")
-                or span.attrs.get("tool_call.id")
-                or span.span_id
-            )
-            tool = str(
-                span.attrs.get("gen_ai.tool.name") or span.attrs.get("tool.name") or span.name
-            )
+            call_id = str(_first(span, CALL_IDS) or span.span_id)
+            tool = str(_first(span, TOOL_NAMES) or span.name)
             call = emit(
                 "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
@@ -283,6 +293,7 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
                 tool: str = tool,
                 call_id: str = call_id,
                 call: str = call,
+                tokens: int | None = tokens,
             ) -> None:
                 result = emit(
                     "tool_result",
@@ -293,6 +304,7 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
                     tool=tool,
                     call_id=call_id,
                     error=span.error,
+                    tokens=tokens,
                 )
                 edges.append({"source": call, "target": result, "type": "tool_dependency"})
 
@@ -303,8 +315,14 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
+        elif kind == MODEL or convention is None or (span.children and tokens is not None):
+            stretches = _own_stretches(span)
+            for k, (start, end) in enumerate(stretches):
+                last = k == len(stretches) - 1
+                error, count = (span.error, tokens) if last else (None, None)
+                emit("step", owner, start, end, span, tokens=count, error=error)
         elif not span.children:
-            emit("step", owner, span.start, span.end, span, tokens=_tokens(span), error=span.error)
+            emit("step", owner, span.start, span.end, span, tokens=tokens, error=span.error)
         then_visit(span.children, owner, None)
 
     events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
@@ -312,13 +330,16 @@ def to_trace(spans: list[Span], convention: str, trace_id: str = "") -> dict[str
     for lane in lanes.values():
         lane.sort(key=lambda i: (times[i], int(i[2:])))
         for a, b in itertools.pairwise(lane):
-            if times[b] >= times[a]:
+            if times[b] > times[a]:  # spans that start together run side by side
                 edges.append({"source": a, "target": b, "type": "temporal"})
-    counted = {"tool_calls": sum(e["type"] == "tool_call" for e in events), "messages": 0}
-    tokens = [e["tokens"] for e in events if "tokens" in e]
-    if tokens:
-        counted["tokens"] = sum(tokens)
-    wall = (max(s.end for s in spans) - t0) * sec
+    counted: dict[str, Any] = {
+        "tool_calls": sum(e["type"] == "tool_call" for e in events),
+        "messages": 0,
+    }
+    spent = [e["tokens"] for e in events if "tokens" in e]
+    if spent:
+        counted["tokens"] = sum(spent)
+    wall = (max(s.end for s in spans) - t0) * 1e-9
     return {
         "schema_version": "1.0",
         "trace_id": trace_id or f"imported-{roots[0].span_id}",

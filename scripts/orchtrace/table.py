@@ -8,7 +8,6 @@ costs several times the parse. Pulling each field out once as a list (with C-lev
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count, repeat
 from operator import attrgetter, itemgetter
@@ -16,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import Item
-from .worker import Worker
+from .model import CARRIED, Item
 
 TARGETED = ("spawn", "return", "despawn", "message")  # the events whose target names an agent
 
@@ -205,41 +203,46 @@ class EventTable:
         return self.targets
 
 
-def event_table(
+def columns(
     trace: Any,
     bad_events: set[int] | frozenset[int] = frozenset(),
     bad_edges: set[int] | frozenset[int] = frozenset(),
     bad_agents: set[int] | frozenset[int] = frozenset(),
-    worker: Worker | None = None,
-    then: Callable[[EventTable], object] | None = None,
 ) -> EventTable:
-    """The columns of TRACE, with None in place of the items in BAD_EVENTS, BAD_EDGES and
-    BAD_AGENTS. A WORKER, when given, sends what `locate` finds for the edge ends; THEN(table)
-    runs once the events' columns are read, before the edge ends are resolved."""
+    """The columns of TRACE (in our names), with None in place of the items in BAD_EVENTS,
+    BAD_EDGES and BAD_AGENTS; the edge ends are left for `resolve_ends`."""
     events, edges = trace.get("events") or [], trace.get("edges") or []
     types = column(events, "type", bad_events)
+    if "orchestrator_decision" in types:  # typed artifact events: a decision, or what it carries
+        carried = aligned(events, CARRIED)
+        if carried.count(None) < len(carried):
+            types = [
+                c if c and x == "orchestrator_decision" else x
+                for x, c in zip(types, carried, strict=True)
+            ]
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
+    if "orchestrator_decision" in code:  # read by its code: the types themselves stay as written
+        code["decision"] = code.pop("orchestrator_decision")
+    counts = np.bincount(codes[codes >= 0], minlength=len(code))
     agents = column(events, "agent", bad_events)
     names, who = _first_codes(agents)
     t = column(events, "t", bad_events)
-    table = EventTable(  # what THEN needs first; the rest is filled in below
-        ids=[],
+    table = EventTable(
+        ids=column(events, "id", bad_events),
         types=types,
         agents=agents,
         t=t,
         times=np.array(t, dtype=np.float64),  # None (a malformed event) becomes NaN
-        source=np.zeros(0, dtype=np.int64),  # set below, once the ends are resolved
+        source=np.zeros(0, dtype=np.int64),  # see resolve_ends
         target=np.zeros(0, dtype=np.int64),
         edge_types=column(edges, "type", bad_edges),
-        kinds=dict(
-            zip(code, np.bincount(codes[codes >= 0], minlength=len(code)).tolist(), strict=False)
-        ),
+        kinds=dict(zip(code, counts[list(code.values())].tolist(), strict=True)),
         codes=codes,
         code=code,
         who=who,
         agent_names=names,
-        agent_code={},
+        agent_code=dict(zip(names, range(len(names)), strict=True)),
         event_agents=len(names),
         listed=np.zeros(0, dtype=np.int64),
         targets=None,
@@ -248,15 +251,27 @@ def event_table(
         bad_events=bad_events,
         fields={},
     )
-    if then is not None:
-        then(table)
-    table.ids = column(events, "id", bad_events)
-    table.agent_code = dict(zip(names, range(len(names)), strict=True))
     table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
-    located = worker.receive() if worker else None
-    if located is None:
-        wanted = column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
-        located = locate(table.ids, wanted)
-    ends, table.repeats = located
-    table.source, table.target = ends[: len(edges)], ends[len(edges) :]
     return table
+
+
+def edge_ends(trace: Any, bad_edges: set[int] | frozenset[int] = frozenset()) -> list[Any]:
+    """The edges' sources, then their targets (None for malformed edges)."""
+    edges = trace.get("edges") or []
+    return column(edges, "source", bad_edges) + column(edges, "target", bad_edges)
+
+
+def resolve_ends(
+    table: EventTable, located: tuple[np.ndarray, list[tuple[int, int]]]
+) -> EventTable:
+    """TABLE with its edge ends resolved to events, as `locate` found them for `edge_ends`."""
+    ends, table.repeats = located
+    half = len(ends) // 2
+    table.source, table.target = ends[:half], ends[half:]
+    return table
+
+
+def event_table(trace: Any) -> EventTable:
+    """The columns of a well-formed TRACE (in our names), edge ends resolved."""
+    table = columns(trace)
+    return resolve_ends(table, locate(table.ids, edge_ends(trace)))

@@ -9,8 +9,10 @@ surface as they would without a worker.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
+import traceback
 import weakref
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
@@ -19,8 +21,14 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 
+LOG = logging.getLogger("orchtrace")
+
+
 class _Failure:
     """Sent back when the function raises: the caller computes the rest itself."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 def _serve(conn: Connection, func: Callable[..., Generator[Any, Any, None]], args: Any) -> None:
@@ -34,8 +42,9 @@ def _serve(conn: Connection, func: Callable[..., Generator[Any, Any, None]], arg
                 value = steps.send(conn.recv())
         except (StopIteration, EOFError):
             pass
-        except Exception:
-            conn.send(_Failure())
+        except Exception as exc:
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            conn.send(_Failure(f"{type(exc).__name__}: {exc} ({where.name}, line {where.lineno})"))
     finally:
         os._exit(0)  # leave without running the parent's exit handlers or flushing its output
 
@@ -82,8 +91,9 @@ class Worker:
         try:
             value = self.conn.recv()
         except (EOFError, OSError):
-            value = None
-        if value is None or isinstance(value, _Failure):
+            value = _Failure("it ended before it answered")
+        if isinstance(value, _Failure):
+            LOG.warning("the second process failed (%s); this one does its work", value.reason)
             self.close()
             return None
         self.owed = False

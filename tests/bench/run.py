@@ -127,14 +127,40 @@ def bench_corpus(sizes: list[int], reps: int, peers: bool) -> list[dict[str, Any
     return rows
 
 
-def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any]:
+# the schema jsonschema checks each format against: ours, and the one the artifact published
+PEER_SCHEMA = {
+    "current": REPO / "traces" / "trace.schema.json",
+    "artifact": REPO / "tests" / "fixtures" / "traces" / "artifact" / "trace_schema.json",
+}
+
+
+ONE_PROCESS = (
+    "import sys; import orchtrace.examine as e; from orchtrace.cli import main;"
+    "e.PARALLEL_BYTES = 1 << 62; sys.argv = ['orchtrace', 'metrics', sys.argv[1], '--format',"
+    " 'json']; main()"
+)
+
+
+def trace_file(events: int, fmt: str) -> Path:
+    """The generated trace of EVENTS events in format FMT (the artifact's: converted)."""
     path = CACHE / f"trace-{events}.json"
     if not path.exists():
         subprocess.run(
             [sys.executable, str(HERE / "gentrace.py"), str(events), str(path)], check=True
         )
+    if fmt == "current":
+        return path
+    theirs = CACHE / f"trace-{events}-{fmt}.json"
+    if not theirs.exists():
+        convert = [str(BIN / "orchtrace"), "convert", "--to", fmt, str(path), "--out", str(theirs)]
+        subprocess.run(convert, check=True, stderr=subprocess.DEVNULL)
+    return theirs
+
+
+def bench_traces(events: int, reps: int, jsonschema_peer: bool, fmt: str) -> dict[str, Any]:
+    path = trace_file(events, fmt)
     py = sys.executable
-    row: dict[str, Any] = {"events": events, "bytes": path.stat().st_size}
+    row: dict[str, Any] = {"format": fmt, "events": events, "bytes": path.stat().st_size}
     read = "orjson.loads(open(sys.argv[1],'rb').read())"
     row.update(
         alternating(
@@ -149,6 +175,8 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any
                     "--format",
                     "json",
                 ],
+                # the same held to one process: is the second one still worth having?
+                "validate_and_metrics_one_process": [py, "-c", ONE_PROCESS, str(path)],
             },
             reps,
         )
@@ -160,6 +188,8 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any
     row["validate_and_metrics_vs_orjson"] = round(
         both["seconds"] / row["orjson_loads"]["seconds"], 2
     )
+    alone = row["validate_and_metrics_one_process"]["seconds"]
+    row["one_process_vs_orjson"] = round(alone / row["orjson_loads"]["seconds"], 2)
     row["peak_vs_json_load"] = round(both["peak_mib"] / row["json_load"]["peak_mib"], 2)
     if jsonschema_peer:
         code = (
@@ -167,9 +197,7 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool) -> dict[str, Any
             "s=json.load(open(sys.argv[2])); d=json.load(open(sys.argv[1]));"
             "list(V(s).iter_errors(d))"
         )
-        row["jsonschema"] = measure(
-            [py, "-c", code, str(path), str(REPO / "traces" / "trace.schema.json")], 1
-        )
+        row["jsonschema"] = measure([py, "-c", code, str(path), str(PEER_SCHEMA[fmt])], 1)
         peer = row["jsonschema"]["seconds"]
         row["jsonschema_vs_validate"] = round(peer / row["validate"]["seconds"], 2)
         row["jsonschema_vs_validate_and_metrics"] = round(peer / both["seconds"], 2)
@@ -183,6 +211,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--trace-events", type=int, default=1_000_000)
     parser.add_argument("--trace-reps", type=int, default=7)
+    parser.add_argument(
+        "--trace-formats", default="current,artifact", help="Trace formats to time, by name."
+    )
     parser.add_argument("--no-peers", action="store_true", help="Skip yamllint and jsonschema.")
     parser.add_argument("--out", type=Path, default=CACHE / "results.json")
     args = parser.parse_args()
@@ -200,7 +231,10 @@ def main() -> None:
         ),
     }
     if args.trace_events:
-        results["traces"] = bench_traces(args.trace_events, args.trace_reps, not args.no_peers)
+        results["traces"] = [
+            bench_traces(args.trace_events, args.trace_reps, not args.no_peers, fmt)
+            for fmt in args.trace_formats.split(",")
+        ]
     args.out.write_text(json.dumps(results, indent=2))
     print(
         f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "
@@ -213,21 +247,19 @@ def main() -> None:
             f"{r['stats']['seconds']:>8} {r['site']['seconds']:>8} "
             f"{r['check']['peak_mib']:>9} {r['stats']['peak_mib']:>9} {r['site']['peak_mib']:>9}"
         )
-    t = results.get("traces")
-    if t is None:
-        return
-    print(
-        f"\ntrace {t['events']:,} events: orjson {t['orjson_loads']['seconds']} s, validate "
-        f"{t['validate']['seconds']} s, validate + metrics "
-        f"{t['validate_and_metrics']['seconds']} s "
-        f"({t['validate_and_metrics_vs_orjson']}x orjson, peak {t['peak_vs_json_load']}x "
-        "json.load)"
-    )
-    if "jsonschema" in t:
+    for t in results.get("traces", []):
         print(
-            f"jsonschema {t['jsonschema']['seconds']} s: {t['jsonschema_vs_validate']}x "
-            f"validate, {t['jsonschema_vs_validate_and_metrics']}x validate + metrics"
+            f"\ntrace ({t['format']}) {t['events']:,} events: orjson "
+            f"{t['orjson_loads']['seconds']} s, validate {t['validate']['seconds']} s, validate "
+            f"+ metrics {t['validate_and_metrics']['seconds']} s "
+            f"({t['validate_and_metrics_vs_orjson']}x orjson, peak {t['peak_vs_json_load']}x "
+            "json.load)"
         )
+        if "jsonschema" in t:
+            print(
+                f"jsonschema {t['jsonschema']['seconds']} s: {t['jsonschema_vs_validate']}x "
+                f"validate, {t['jsonschema_vs_validate_and_metrics']}x validate + metrics"
+            )
     print(f"results: {args.out}")
 
 

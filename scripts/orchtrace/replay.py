@@ -1,0 +1,247 @@
+"""Replays a trace's dependency graph: the critical path and each event's ancestry.
+
+Reads the event columns (table.py) and writes plain values: the critical path's length and
+events, and ancestry marks. Dependencies are every edge except safety_flow, plus each agent's
+own sequence: an event depends on the agent's events at the latest earlier start time (events
+of one agent that start together are parallel, so the order they are listed in does not
+matter). A large trace's second process (worker.py) runs the replay beside the checks: it reads
+the trace again for its ids, resolves the edge ends, and walks the graph once it has the
+weights.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+
+from .model import decode_ids
+from .semantics import find_cycle
+from .table import EventTable, locate
+from .worker import Worker
+
+NON_DEPENDENCY = frozenset({"safety_flow"})
+
+
+def _chunks(*columns: np.ndarray, size: int = 1 << 18) -> Iterator[list[list[Any]]]:
+    """The columns as Python lists, a slice at a time: loops run fastest over lists, and a
+    slice keeps the memory of a few hundred thousand numbers rather than millions."""
+    for start in range(0, len(columns[0]), size):
+        yield [c[start : start + size].tolist() for c in columns]
+
+
+def _lanes(
+    codes: np.ndarray, t: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each agent's own sequence as edges: an event depends on the agent's events at the latest
+    earlier start time. Events of one agent that start together run in parallel; a group of
+    them hands on through one joint node (numbered from len(codes) on) rather than through an
+    edge for every pair. Returns sources, targets, and each joint node's group's last file
+    position, which places it in file order."""
+    n = len(codes)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lane, start = codes[order], t[order]
+    new = np.r_[True, (lane[1:] != lane[:-1]) | (start[1:] != start[:-1])]
+    group = np.cumsum(new) - 1  # the group of each event, in lane order
+    heads = np.flatnonzero(new)
+    sizes = np.diff(np.r_[heads, n])
+    has_next = np.r_[lane[heads][1:] == lane[heads][:-1], False]
+    joint = (sizes > 1) & has_next
+    joint_id = np.full(len(heads), -1, dtype=np.int64)
+    joint_id[joint] = n + np.arange(np.count_nonzero(joint))
+    hands_on = np.where(sizes > 1, joint_id, order[heads])  # a group's single event, or joint
+    follows = (group > 0) & has_next[group - 1]  # events with an earlier group in their lane
+    into_joint = joint[group]
+    source = np.r_[hands_on[group[follows] - 1], order[into_joint]]
+    target = np.r_[order[follows], joint_id[group[into_joint]]]
+    return source, target, np.maximum.reduceat(order, heads)[joint]
+
+
+def _walk(
+    pred_of: np.ndarray,
+    node: np.ndarray,
+    weights: np.ndarray,
+    n: int,
+    final: int,
+    last_aggregate: int,
+) -> tuple[float, list[int], bytes]:
+    """The two passes over the dependencies PRED_OF -> NODE (sorted by the rank of NODE):
+    the critical path's length and events, and each event's ancestry marks (1: an ancestor of
+    FINAL, 2: of LAST_AGGREGATE; a node counts as its own ancestor)."""
+    size = len(weights)
+    # longest path: edges sorted by the rank of their target see their source finished
+    top, best = [0.0] * size, [-1] * size
+    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
+        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
+            d = top[p] + w
+            if d > top[v]:
+                top[v], best[v] = d, p
+    dist = np.array(top[:n]) + weights[:n]
+    end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
+    span = float(dist[end]) if n else 0.0
+    chain = []
+    while end != -1:
+        if end < n:
+            chain.append(end)
+        end = best[end]
+    chain.reverse()
+    # ancestry: the same edges in reverse, so a node's marks are complete before it passes them on
+    mark = bytearray(size)
+    if final >= 0:
+        mark[final] |= 1
+    if last_aggregate >= 0:
+        mark[last_aggregate] |= 2
+    for pred_chunk, node_chunk in _chunks(pred_of[::-1], node[::-1]):
+        for p, v in zip(pred_chunk, node_chunk, strict=True):
+            if mark[v]:
+                mark[p] |= mark[v]
+    return span, chain, bytes(mark[:n])
+
+
+class DependencyCycle(ValueError):
+    """The dependencies loop, which the checks allow: edges that are not causal, spawn, return
+    or aggregate, among events that start together (or from an event to itself)."""
+
+    def __init__(self, nodes: list[int]) -> None:
+        super().__init__("the dependencies form a cycle")
+        self.nodes = nodes
+
+
+def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """A topological rank of every node (Kahn's algorithm); raises on a cycle."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indegree = [0] * n
+    for s, d in zip(source.tolist(), target.tolist(), strict=True):
+        succ[s].append(d)
+        indegree[d] += 1
+    queue = deque(i for i, d in enumerate(indegree) if d == 0)
+    order = []
+    while queue:
+        node = queue.popleft()
+        order.append(node)
+        for nxt in succ[node]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                queue.append(nxt)
+    if len(order) != n:
+        raise DependencyCycle(find_cycle(n, succ) or [])
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = np.arange(n)
+    return rank
+
+
+def _dependencies(
+    t: np.ndarray, codes: np.ndarray, source: np.ndarray, target: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The dependency graph of events at times T by agents CODES, with the edges SOURCE ->
+    TARGET: every edge of it as (pred_of, node), sorted so that a node's predecessors come
+    before it, and the node count (events, then joint nodes)."""
+    n = len(t)
+    # each agent's lane in time order (stable: equal times keep file order), then the edges
+    lane_source, lane_target, joints = _lanes(codes, t, np.lexsort((t, codes)))
+    size = n + len(joints)  # events, then the joint nodes of events that start together
+    source = np.concatenate([source, lane_source])
+    target = np.concatenate([target, lane_target])
+    # one edge per pair of nodes (an edge often repeats a lane step), first one kept in place
+    first_of_pair = np.unique(target * max(size, 1) + source, return_index=True)[1]
+    first_of_pair.sort()
+    source, target = source[first_of_pair], target[first_of_pair]
+    place = np.r_[2 * np.arange(n), 2 * joints + 1]  # a joint node sits after its group
+    if np.all(place[source] < place[target]):  # file order is already a topological order
+        by_target = np.argsort(place[target], kind="stable")
+    else:
+        by_target = np.argsort(_ranks(size, source, target)[target], kind="stable")
+    return source[by_target], target[by_target], size
+
+
+def _replay(
+    t: np.ndarray,
+    codes: np.ndarray,
+    source: np.ndarray,
+    target: np.ndarray,
+    weights: np.ndarray,
+    final: int,
+    last_aggregate: int,
+) -> tuple[float, list[int], bytes]:
+    """Builds the dependency graph and walks it (see `_walk`); arrays in, plain values out, so
+    that it can run in a second process."""
+    pred_of, node, size = _dependencies(t, codes, source, target)
+    weights = np.r_[weights, np.zeros(size - len(t))]
+    return _walk(pred_of, node, weights, len(t), final, last_aggregate)
+
+
+def _dependency_edges(tb: EventTable) -> np.ndarray:
+    """Which edges are dependencies: all but safety flows."""
+    types = tb.edge_types
+    return ~np.fromiter(map(NON_DEPENDENCY.__contains__, types), bool, len(types))
+
+
+@dataclass(slots=True)
+class Replay:
+    """A replay under way: the event weights, and the walk of the dependency graph (critical
+    path and ancestry), which a large trace's worker process computes meanwhile."""
+
+    table: EventTable
+    worker: Worker | None
+    ends: np.ndarray  # t_end, NaN where absent
+    durations: bool
+    weights: np.ndarray
+    final: int
+    last_aggregate: int
+
+    def walk(self) -> tuple[float, list[int], bytes]:
+        """The critical path's length and events, and the ancestry marks (see `_walk`)."""
+        sent = self.worker.receive() if self.worker else None
+        if sent is not None:
+            return cast(tuple[float, list[int], bytes], sent)
+        tb = self.table
+        keep = _dependency_edges(tb)
+        return _replay(
+            tb.times,
+            tb.who,
+            tb.source[keep],
+            tb.target[keep],
+            self.weights,
+            self.final,
+            self.last_aggregate,
+        )
+
+
+def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
+    """Starts replaying the events of TB, in WORKER if given (which reads the same trace);
+    `metrics` finishes it. The edge ends need not be resolved yet."""
+    t, n = tb.times, len(tb.times)
+    ends = np.array(tb.field("t_end"), dtype=np.float64)  # None becomes NaN
+    durations = n > 0 and not np.isnan(ends).any()
+    weights = ends - t if durations else np.ones(n)
+    stops, aggregates = tb.of_type("stop"), tb.of_type("aggregate")
+    last_aggregate = (
+        int(aggregates[np.lexsort((aggregates, t[aggregates]))[-1]]) if aggregates.size else -1
+    )
+    final = -1  # the stop event, else the last aggregate, else the last event
+    if stops.size:
+        final = int(stops[0])
+    elif aggregates.size:
+        final = last_aggregate
+    elif n:
+        final = int(np.flatnonzero(t == t.max())[-1])
+    if worker is not None:
+        who = tb.who.astype(np.int32)  # half the bytes through the pipe
+        worker.send((t, who, weights, final, last_aggregate, _dependency_edges(tb)))
+    return Replay(tb, worker, ends, durations, weights, final, last_aggregate)
+
+
+def second_reading(text: str | bytes) -> Generator[Any, Any, None]:
+    """The work of a large trace's worker process (see examine.py). It reads TEXT again for
+    its ids alone and yields the edge ends resolved to events (as `resolve_ends` needs them);
+    sent the replay's inputs (see `start_replay`), it yields the walk (as `Replay.walk`)."""
+    ids, wanted = decode_ids(text)
+    ends, repeats = locate(ids, wanted)
+    del ids, wanted
+    t, who, weights, final, last_aggregate, keep = yield ends, repeats
+    m = len(keep)
+    yield _replay(t, who, ends[:m][keep], ends[m:][keep], weights, final, last_aggregate)

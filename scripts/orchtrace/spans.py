@@ -1,0 +1,227 @@
+"""Reads span exports into plain spans: OTLP/JSON (one request, or JSON Lines as the
+Collector's file exporter writes), Grafana Tempo's API responses (`{"batches": [...]}` and
+`{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, or a list of Jaeger spans) and
+OTLP protobuf (an ExportTraceServiceRequest, read with opentelemetry-proto).
+
+Ids are kept as written, hex or not; only ids in the base64 form that protobuf's JSON mapping
+gives bytes (12 characters ending in `=` for a span, 24 ending in `==` for a trace) are
+turned into hex. Integers may be strings (protobuf's JSON mapping writes 64-bit ones so).
+Anything malformed is an ImportError_ that says where.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+
+class ImportError_(ValueError):
+    """The input is not a span export this importer reads."""
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int  # nanoseconds
+    end: int
+    attrs: dict[str, Any]
+    service: str = ""
+    error: str | None = None
+    children: list[Span] = field(default_factory=list)
+
+
+def _id(raw: Any, size: int) -> str:
+    """An id as written, unless it is the base64 of SIZE bytes (then its hex)."""
+    if not raw:
+        return ""
+    text = str(raw)
+    padded = (size == 8 and len(text) == 12 and text.endswith("=")) or (
+        size == 16 and len(text) == 24 and text.endswith("==")
+    )
+    if padded:
+        try:
+            return base64.b64decode(text, validate=True).hex()
+        except (binascii.Error, ValueError):
+            pass
+    return text
+
+
+def _integer(raw: Any) -> int | None:
+    """An integer, or one written as a string (protobuf's JSON mapping), else None."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit() and len(raw) < 40:
+        return int(raw)
+    return None
+
+
+def _value(v: Any) -> Any:
+    """An OTLP AnyValue as a plain value."""
+    if not isinstance(v, dict):
+        return None
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in v:
+            return v[key]
+    if "intValue" in v:
+        return _integer(v["intValue"])
+    if "arrayValue" in v and isinstance(v["arrayValue"], dict):
+        return [_value(x) for x in _objects(v["arrayValue"].get("values", []), "values", False)]
+    return None
+
+
+def _objects(raw: Any, where: str, strict: bool = True) -> list[Any]:
+    """The objects of the list RAW; anything else is an ImportError_ (or skipped)."""
+    if not isinstance(raw, list):
+        if strict:
+            raise ImportError_(f"{where}: expected a list")
+        return []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            if strict:
+                raise ImportError_(f"{where}[{i}]: expected an object")
+            return []
+    return raw
+
+
+def _attributes(raw: Any, where: str) -> dict[str, Any]:
+    return {
+        a["key"]: _value(a.get("value"))
+        for a in _objects(raw or [], where)
+        if isinstance(a.get("key"), str)
+    }
+
+
+def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
+    start = _integer(s.get("startTimeUnixNano", 0))
+    end = _integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
+    if start is None or end is None:
+        raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
+    status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
+    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    return Span(
+        _id(s.get("traceId"), 16),
+        _id(s.get("spanId"), 8),
+        _id(s.get("parentSpanId"), 8) or None,
+        str(s.get("name", "")),
+        start,
+        end,
+        _attributes(s.get("attributes"), f"{where}.attributes"),
+        service,
+        str(status.get("message") or "error") if failed else None,
+    )
+
+
+def _resource_spans(batches: Any, where: str) -> list[Span]:
+    spans = []
+    for i, rs in enumerate(_objects(batches, where)):
+        at = f"{where}[{i}]"
+        resource = rs.get("resource") if isinstance(rs.get("resource"), dict) else {}
+        service = _attributes(resource.get("attributes"), f"{at}.resource.attributes")
+        name = str(service.get("service.name") or "")
+        scopes = rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", []))
+        for j, ss in enumerate(_objects(scopes, f"{at}.scopeSpans")):
+            for k, s in enumerate(_objects(ss.get("spans", []), f"{at}.scopeSpans[{j}].spans")):
+                spans.append(_otlp_span(s, f"{at}.scopeSpans[{j}].spans[{k}]", name))
+    return spans
+
+
+def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Span:
+    start, duration = _integer(s.get("startTime")), _integer(s.get("duration", 0))
+    if start is None or duration is None:
+        raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
+    tags = {
+        t["key"]: t.get("value")
+        for t in _objects(s.get("tags") or [], f"{where}.tags")
+        if "key" in t
+    }
+    refs = _objects(s.get("references") or [], f"{where}.references")
+    parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"), None)
+    process = s.get("process") or processes.get(str(s.get("processID")), {})
+    failed = tags.get("error") in (True, "true") or tags.get("otel.status_code") == "ERROR"
+    return Span(
+        str(s.get("traceID", "")),
+        str(s.get("spanID", "")),
+        str(parent) if parent else None,
+        str(s.get("operationName", "")),
+        start * 1000,
+        (start + duration) * 1000,
+        tags,
+        str(process.get("serviceName", "")) if isinstance(process, dict) else "",
+        str(tags.get("otel.status_description") or "error") if failed else None,
+    )
+
+
+def _document(doc: Any, where: str) -> list[Span]:
+    """The spans of one decoded export, in any of the shapes in the module docstring."""
+    if isinstance(doc, list):  # Jaeger spans, as its UI and anonymizer write them
+        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(_objects(doc, where))]
+    if not isinstance(doc, dict):
+        raise ImportError_(f"{where or 'the export'}: expected a JSON object")
+    prefix = f"{where}." if where else ""
+    if "resourceSpans" in doc:
+        return _resource_spans(doc["resourceSpans"], f"{prefix}resourceSpans")
+    if "batches" in doc:  # Tempo
+        return _resource_spans(doc["batches"], f"{prefix}batches")
+    if isinstance(doc.get("trace"), dict):  # Tempo's v2 API
+        inner = doc["trace"]
+        key = "resourceSpans" if "resourceSpans" in inner else "batches"
+        return _resource_spans(inner.get(key, []), f"{prefix}trace.{key}")
+    if "data" in doc:  # Jaeger's API
+        spans = []
+        for i, t in enumerate(_objects(doc["data"], f"{prefix}data")):
+            processes = t.get("processes") if isinstance(t.get("processes"), dict) else {}
+            at = f"{prefix}data[{i}].spans"
+            spans += [
+                _jaeger_span(s, f"{at}[{k}]", processes)
+                for k, s in enumerate(_objects(t.get("spans", []), at))
+            ]
+        return spans
+    raise ImportError_(
+        f"{where or 'the export'}: expected OTLP JSON (resourceSpans), a Tempo response "
+        "(batches, trace) or a Jaeger response (data)"
+    )
+
+
+def _protobuf(data: bytes) -> list[Span]:
+    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(data)
+    except DecodeError as exc:
+        raise ImportError_(f"not JSON, and not OTLP protobuf either: {exc}") from exc
+    return _document(MessageToDict(request), "")  # bytes ids come as base64: see _id
+
+
+def read_spans(data: bytes) -> list[Span]:
+    """The spans of an export: JSON, JSON Lines or OTLP protobuf."""
+    head = data.lstrip()[:1]
+    if head not in (b"{", b"["):
+        spans = _protobuf(data)
+    else:
+        try:
+            docs = [orjson.loads(data)]
+        except orjson.JSONDecodeError:
+            try:
+                docs = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+            except orjson.JSONDecodeError as exc:
+                raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
+        spans = []
+        for n, doc in enumerate(docs):
+            spans += _document(doc, f"line {n + 1}" if len(docs) > 1 else "")
+    if not spans:
+        raise ImportError_("the export holds no spans")
+    return spans
