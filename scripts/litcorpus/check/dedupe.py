@@ -23,6 +23,7 @@ TITLE_SIMILARITY = 92.0
 RARE_WORDS_PER_TITLE = 3
 MAX_BLOCK = 200
 MATRIX_FROM = 16  # blocks this large are scored as one matrix
+SCORE_DIGITS = 3  # a similarity is reported to a thousandth of a percent
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     [
@@ -189,14 +190,15 @@ def _scored(members: list[int], titles: dict[int, str]) -> Iterator[tuple[int, i
 
                 score = fuzz.ratio(texts[a_pos], texts[b_pos], score_cutoff=TITLE_SIMILARITY)
                 if score:
-                    yield a, members[b_pos], score
+                    yield a, members[b_pos], round(score, SCORE_DIGITS)
         return
     from rapidfuzz import fuzz, process
 
     scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_SIMILARITY)
     for a_pos, b_pos in zip(*scores.nonzero(), strict=True):
         if a_pos < b_pos:
-            yield members[a_pos], members[b_pos], float(scores[a_pos, b_pos])
+            # the matrix holds float32: rounded, both ways of scoring report the same number
+            yield members[a_pos], members[b_pos], round(float(scores[a_pos, b_pos]), SCORE_DIGITS)
 
 
 def find_duplicates(corpus: Corpus) -> list[Problem]:
