@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -24,13 +24,38 @@ def cli() -> None:
     gc.disable()
 
 
-def _write(out: Path | None, text: str) -> None:
-    """Writes TEXT to OUT, or to standard output: every file a command writes goes through
-    here."""
-    if out is None:
+def _target(out: Path | None, command: str, inputs: tuple[Path, ...] = ()) -> Path | None:
+    """The file OUT, checked before any work is done: refused when writing it could destroy
+    what orchtrace did not write (a link, a folder, a pipe, an input of the run, a file under
+    version control, anything in .git)."""
+    from safewrite.errors import OutputError
+    from safewrite.paths import check_file_output
+
+    try:
+        return None if out is None else check_file_output(out, inputs=inputs)
+    except OutputError as exc:
+        _fail(command, exc)
+
+
+def _write(target: Path | None, text: str, command: str) -> None:
+    """Writes TEXT to TARGET (from _target), or to standard output: every file a command
+    writes goes through here, atomically, so a failure leaves nothing behind."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+
+    if target is None:
         click.echo(text, nl=False)
-    else:
-        out.write_text(text, encoding="utf-8")
+        return
+    try:
+        write_file(target, text.encode())
+    except OutputError as exc:
+        _fail(command, exc)
+
+
+def _fail(command: str, exc: Any) -> NoReturn:
+    """One line for an output that is refused (exit 2) or cannot be written (exit 1)."""
+    click.echo(f"orchtrace {command}: {exc}", err=True)
+    sys.exit(2 if exc.code.startswith("output-") else 1)
 
 
 def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterator[Any]:
@@ -84,7 +109,7 @@ def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | N
 @click.option(
     "--html",
     "html_out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Also write a self-contained timeline view to this file.",
 )
@@ -93,6 +118,7 @@ def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
     from .html import render_html
     from .metrics import metrics_text
 
+    html_target = _target(html_out, "metrics", (file,))
     results = []
     for label, examined in _examined(file, True):
         if examined.measures is None:
@@ -109,19 +135,20 @@ def metrics(file: Path, fmt: str, html_out: Path | None) -> None:
         click.echo("\n".join(metrics_text(label, m) for label, _, m in results))
     if html_out is not None:
         label, data, m = results[0]
-        _write(html_out, render_html(label, data, m))
+        _write(html_target, render_html(label, data, m), "metrics")
 
 
 @cli.command()
 @click.option("--to", "target", type=click.Choice(["artifact", "current"]), required=True)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--out", type=click.Path(path_type=Path), default=None)
 def convert(target: str, file: Path, out: Path | None) -> None:
     """Write a valid trace in the survey artifact's format or ours (JSON Lines: line by line)."""
     from .examine import examine
     from .formats import ConvertError, convert_trace
     from .trace import read_inputs
 
+    target_file = _target(out, "convert", (file,))
     lines = []
     for label, text, failed in read_inputs(file):
         examined = examine(text, label) if failed is None else failed
@@ -147,7 +174,7 @@ def convert(target: str, file: Path, out: Path | None) -> None:
         written = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in lines)
     else:
         written = json.dumps(lines[0], indent=2, ensure_ascii=False) + "\n"
-    _write(out, written)
+    _write(target_file, written, "convert")
 
 
 @cli.command(name="import")
@@ -174,6 +201,7 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
     from .spans import ImportError_, read_spans
     from .trace import read_inputs
 
+    out_file = None if out is None or out.is_dir() else _target(out, "import", (file,))
     try:
         ((_, text, failed),) = read_inputs(file, lines=False)  # a regular file, or why not
         if failed is not None:
@@ -191,9 +219,7 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
             sys.exit(1)
     ids = [t["trace_id"] for t in traces]
     if out is not None and out.is_dir():
-        for t in traces:
-            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in t["trace_id"])
-            _write(out / f"{safe}.json", json.dumps(t, indent=2, ensure_ascii=False) + "\n")
+        _write_traces(out, traces)
         click.echo(f"wrote {len(traces)} trace(s) to {out}", err=True)
         return
     if len(traces) > 1:
@@ -203,7 +229,26 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
             err=True,
         )
         sys.exit(1)
-    _write(out, json.dumps(traces[0], indent=2, ensure_ascii=False) + "\n")
+    _write(out_file, json.dumps(traces[0], indent=2, ensure_ascii=False) + "\n", "import")
+
+
+def _write_traces(out: Path, traces: list[dict[str, Any]]) -> None:
+    """One file per trace in folder OUT, which orchtrace replaces whole: it must be empty or
+    hold an earlier import's output (see safewrite.paths)."""
+    from safewrite.errors import OutputError
+    from safewrite.tree import write_tree
+
+    files: dict[str, bytes] = {}
+    for t in traces:
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in t["trace_id"])
+        name, n = f"{safe}.json", 2
+        while name in files:  # two ids that differ only where the file name cannot follow
+            name, n = f"{safe}-{n}.json", n + 1
+        files[name] = (json.dumps(t, indent=2, ensure_ascii=False) + "\n").encode()
+    try:
+        write_tree(out, files, "orchtrace", "import")
+    except OutputError as exc:
+        _fail("import", exc)
 
 
 @cli.command(name="schema-doc")
@@ -219,7 +264,9 @@ def schema_doc(check_only: bool) -> None:
     if check_only:
         click.echo("traces/SCHEMA.md is stale" if current != text else "up to date")
         sys.exit(1 if current != text else 0)
-    _write(target, text)
+    from safewrite.files import write_file
+
+    write_file(target, text.encode())  # a file orchtrace maintains, in its own repository
     click.echo(f"wrote {target}")
 
 
