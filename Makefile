@@ -11,7 +11,8 @@ CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
 .PHONY: all help install check stats readme site serve test golden lint bench clean
 
-all: site ## Install, validate, write stats/, regenerate the README list, build site/
+all: install ## Install, check, then write stats/, the README list and site/ from one analysis
+	$(LITCORPUS) build
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'

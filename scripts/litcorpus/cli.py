@@ -346,6 +346,48 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
         _fail("export", exc)
 
 
+@cli.command()
+@root_option
+@click.option("--force", is_flag=True, help="Build even when nothing changed.")
+def build(root: Path | None, force: bool) -> None:
+    """Check strictly, then write stats/, the README list and site/ from one analysis
+    (what `make` runs); when nothing changed since the last build, only say so."""
+    from safewrite.errors import OutputError
+
+    from .model.errors import CommandError
+    from .progress import terminal_progress
+    from .workflow.build import build as run_build
+
+    root = resolve_root(root)
+    progress = terminal_progress()
+    try:
+        built = run_build(root, progress, force)
+    except (OutputError, CommandError) as exc:
+        _fail("build", exc)
+    finally:
+        if progress:
+            progress.close()
+    if built.report is not None:
+        click.echo(built.report.to_text(), err=True)
+        click.echo("litcorpus build: fix the problems above first; nothing was written.", err=True)
+        sys.exit(1)
+    if built.broken:
+        click.echo(
+            f"litcorpus build: claims broken at their release: {', '.join(built.broken)} "
+            "(see 'litcorpus claims'); nothing was written",
+            err=True,
+        )
+        sys.exit(1)
+    if built.up_to_date:
+        click.echo("up to date: nothing changed since the last build")
+        return
+    click.echo(
+        f"built: stats/ ({built.written['stats']} files changed), README.md "
+        f"({'updated' if built.readme else 'unchanged'}), site/ "
+        f"({built.written['site']} files changed; open {root / 'site' / 'index.html'})"
+    )
+
+
 @cli.command(name="release")
 @root_option
 @click.argument("version")

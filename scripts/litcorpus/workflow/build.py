@@ -1,0 +1,140 @@
+"""`litcorpus build`, what `make` runs: the corpus is read, checked and analysed once, and
+stats/, the README list and site/ are published from that one result.
+
+When nothing that goes into them changed since the last build (the corpus's files, the
+README's hand-written part, the toolkit's own code and the libraries that draw and render)
+and every output is as that build left it, the build only says so. The record of the last
+build is kept in the cache folder (publish.outputs.cache_dir).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from ..model.problems import Report
+from ..progress import Progress
+from ..publish.outputs import cache_dir
+
+PACKAGES = ("litcorpus", "safewrite", "orchtrace")  # the code whose change changes the outputs
+LIBRARIES = ("matplotlib", "jinja2", "pandas", "pylatexenc", "bibtexparser")
+INPUT_FILES = ("taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml", "README.md")
+INPUT_FOLDERS = ("papers", "exclusions", "reviews", "traces")
+OUTPUTS = ("stats", "site")
+
+
+@dataclass(slots=True)
+class Built:
+    up_to_date: bool = False
+    report: Report | None = None  # the problems that stopped the build, when it stopped
+    broken: list[str] = field(default_factory=list)  # claims that do not hold at their release
+    written: dict[str, int] = field(default_factory=dict)  # output: files changed
+    readme: bool = False  # whether README.md changed
+
+
+def _files(root: Path) -> Iterable[Path]:
+    for name in INPUT_FILES:
+        yield root / name
+    for folder in INPUT_FOLDERS:
+        base = root / folder
+        if base.is_dir():
+            yield from sorted(p for p in base.rglob("*") if p.is_file())
+
+
+def fingerprint(root: Path) -> str:
+    """A hash of everything a build reads: the inputs, the code, the libraries' versions."""
+    digest = hashlib.sha256()
+    for path in _files(root):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\0absent"
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+    for package in PACKAGES:
+        module = sys.modules.get(package) or __import__(package)
+        base = Path(module.__file__ or "").parent
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(base).as_posix().encode() + path.read_bytes())
+    for library in LIBRARIES:
+        digest.update(f"{library}={metadata.version(library)}\0".encode())
+    return digest.hexdigest()
+
+
+def _outputs_state(root: Path) -> dict[str, list[int]]:
+    """Size and modification time of every output file, to tell that none was touched."""
+    state: dict[str, list[int]] = {}
+    paths = [root / "README.md"]
+    for name in OUTPUTS:
+        for dirpath, _, filenames in os.walk(root / name):
+            paths += [Path(dirpath) / f for f in filenames]
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        state[path.relative_to(root).as_posix()] = [info.st_size, info.st_mtime_ns]
+    return state
+
+
+def _stamp_file(root: Path) -> Path:
+    name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return cache_dir(root, "build") / f"{name}.json"
+
+
+def up_to_date(root: Path) -> tuple[bool, str]:
+    """Whether the last build's outputs stand as they are; and the inputs' fingerprint."""
+    print_ = fingerprint(root)
+    try:
+        stamp = json.loads(_stamp_file(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, print_
+    same = stamp.get("fingerprint") == print_ and stamp.get("outputs") == _outputs_state(root)
+    return same, print_
+
+
+def _remember(root: Path, print_: str) -> None:
+    """Record the build; a cache that cannot be written only costs the next build time."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+
+    stamp = {"fingerprint": print_, "outputs": _outputs_state(root)}
+    try:
+        _stamp_file(root).parent.mkdir(parents=True, exist_ok=True)
+        write_file(_stamp_file(root), json.dumps(stamp).encode())
+    except (OSError, OutputError):
+        pass
+
+
+def build(root: Path, progress: Progress | None = None, force: bool = False) -> Built:
+    """Check the corpus below ROOT strictly and write stats/, README.md's list and site/ from
+    one analysis; nothing is written when the corpus has problems or a claim is broken."""
+    same, print_ = up_to_date(root)
+    if same and not force:
+        return Built(up_to_date=True)
+    from ..analysis.result import analyse
+    from ..model.corpus import load_corpus
+    from ..publish import readme, site, statsdir
+    from ..publish.outputs import corpus_lock
+
+    result = analyse(load_corpus(root, progress), strict=True, progress=progress)
+    if not result.report.ok:
+        return Built(report=result.report)
+    broken = [c.claim.id for c in result.claims if not c.held]
+    if broken:
+        return Built(broken=broken)
+    result.corpus.forget_positions()
+    files = statsdir.stats_files(result)
+    built = Built()
+    built.written["stats"] = statsdir.write_stats(result, root / "stats", progress, files)
+    with corpus_lock(root):
+        built.readme = readme.update_readme(result.corpus, root / "README.md")
+    built.written["site"] = site.write_site(result, root / "site", progress, files)[1]
+    _remember(root, print_)
+    return built
