@@ -28,7 +28,6 @@ from litcorpus.model.yamlio import Document
 from litcorpus.publish.escape import csv_cell, latex_text, md_url
 from litcorpus.publish.export import to_bibtex, to_csv
 from litcorpus.publish.readme import item
-from litcorpus.publish.site import shared_labels
 from litcorpus.publish.tables import Table, render
 from litcorpus.publish.templating import environment
 
@@ -189,10 +188,8 @@ def _inline_tokens(markdown: str) -> list[Any]:
 @FUZZ
 @given(records())
 def test_readme_items_are_one_link_and_no_markup(data: list[dict[str, Any]]) -> None:
-    corpus = corpus_of(data)
-    shared = shared_labels(TAXONOMY)
     for d in data:
-        line = item(d, corpus, ["reward_type"], shared)
+        line = item(d, TAXONOMY, ["reward_type"])
         assert "\n" not in line
         tokens = _inline_tokens(line)
         links = [t for t in tokens if t.type == "link_open"]

@@ -20,8 +20,9 @@ from golden import assert_golden
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.listing import PAGE_SIZE, page_window, pager, status_text
+from litcorpus.publish.presentation import safe_url
 from litcorpus.publish.readme import BEGIN, END, render_readme
-from litcorpus.publish.site import build_site, safe_url
+from litcorpus.publish.site import build_site
 
 PAGES = [
     "index.html",

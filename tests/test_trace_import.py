@@ -225,7 +225,7 @@ def test_several_trace_ids_are_several_traces(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     assert orchtrace("import", str(src), "--out", str(out)).returncode == 0
-    assert sorted(p.name for p in out.iterdir()) == ["aaaa.json", "bbbb.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".orchtrace-output", "aaaa.json", "bbbb.json"]
 
 
 def test_an_explicit_convention_that_matches_nothing_is_an_error(tmp_path: Path) -> None:

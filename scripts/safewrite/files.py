@@ -72,13 +72,13 @@ def _digest(data: bytes) -> str:
 def recover_new_files(journal: Path) -> list[Path]:
     """Undo a write_new_files that was killed before it finished: remove the files it placed
     (those still holding what it wrote) and its temporary files; returns what was removed."""
+    removed = _leftovers(journal)  # a run killed while it wrote the journal itself
     try:
         entries = json.loads(journal.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return []
+        entries = []
     except (OSError, ValueError):
         entries = []
-    removed = []
     for item in entries if isinstance(entries, list) else []:
         target = Path(item["path"])
         removed += _leftovers(target)

@@ -70,9 +70,6 @@ def analyse(
     # the update flow runs from the previous release: the one before, when this is a release
     is_release = release is not None and release.date == corpus.as_of_day
     previous = (included[-2] if len(included) > 1 else None) if is_release else release
-    since = 0
-    if release is not None and not is_release:
-        since = sum(1 for r in corpus if (r.added or dt.date.min) > release.date)
     update = update_flow(corpus, searches, previous) if previous else None
     result = Result(
         corpus,
@@ -82,7 +79,7 @@ def analyse(
         compute_flow(corpus, views),
         update,
         agreed,
-        corpus.releases.label(release, since),
+        corpus.version(),
         release,
     )
     if stats and (report.ok or stats_if_invalid):

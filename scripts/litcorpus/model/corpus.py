@@ -59,6 +59,17 @@ class Corpus:
         kept = [r for r in self.records if (r.added or dt.date.max) <= day]
         return Corpus(self.root, self.taxonomy, kept, [], self.releases, day)
 
+    def version(self) -> str:
+        """The release this corpus stands for (the latest up to its day), '+N' when N of its
+        records were added after that release: '2026.05', '2026.05+3'."""
+        day = self.as_of_day or dt.date.max
+        included = [r for r in self.releases.items if r.date <= day]
+        if not included:
+            return "unreleased"
+        release = included[-1]
+        since = sum(1 for r in self.records if (r.added or dt.date.min) > release.date)
+        return release.version + (f"+{since}" if since else "")
+
     def first_added(self) -> dt.date | None:
         days = [r.added for r in self.records if r.added]
         return min(days) if days else None

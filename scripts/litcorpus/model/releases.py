@@ -44,12 +44,6 @@ class Releases:
     def latest(self) -> Release | None:
         return self.items[-1] if self.items else None
 
-    def label(self, since: Release | None, new_records: int) -> str:
-        """What a table cites: the release, with '+N' when N records were added after it."""
-        if since is None:
-            return "unreleased"
-        return since.version + (f"+{new_records}" if new_records else "")
-
 
 class AsOfError(ValueError):
     """An --as-of that names no release and no day the corpus existed on."""

@@ -62,11 +62,13 @@ class Axis:
     only_when: dict[str, list[str]]
     values: list[Value]
     families: dict[str, str] = field(default_factory=dict)
+    short: str = ""  # the axis's name on a tag ("Credit"); its label when not declared
     by_id: dict[str, Value] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.values.sort(key=lambda v: v.order)
         self.by_id = {v.id: v for v in self.values}
+        self.short = self.short or self.label
 
     @property
     def current_ids(self) -> list[str]:
@@ -211,6 +213,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
             _conditions(r, a, path, "only_when"),
             values,
             families,
+            r.get(a, path, "short", str, ""),
         )
         if axis.id in axes:
             r.problem((*path, "id"), "taxonomy-duplicate-id", f"axis '{axis.id}' declared twice")

@@ -10,8 +10,8 @@ the taxonomy's site.group_by axis.
 
 entries.js sets `window.LITCORPUS_ENTRIES` to
 `{"pageSize": n, "group": axis index or -1, "axes": [...], "entries": [...]}`: each axis is
-`{"id", "label", "values": [[id, section label, chip label, code or null], ...]}` (the
-taxonomy's values, then any other value the entries use), and each entry is
+`{"id", "label", "values": [[id, section label, chip text, code or null, description],
+...]}` (the taxonomy's values, then any other value the entries use), and each entry is
 `[key, title, url or null, year, byline, summary, [[label, href], ...], [[value index, ...]
 per axis]]`, in the default order.
 """
@@ -25,12 +25,6 @@ from ..model.taxonomy import Taxonomy
 
 PAGE_SIZE = 100  # entries on one page of the list
 PAGER_SPAN = 2  # page numbers shown either side of the current one
-
-
-def byline(e: dict[str, Any]) -> str:
-    """'First et al., 2025 · Venue': the author line of an entry view (site.entry_view)."""
-    venue = f" · {e['venue']}" if e["venue"] else ""
-    return f"{e['first_author']}{' et al.' if e['et_al'] else ''}, {e['year']}{venue}"
 
 
 def page_count(total: int, size: int = PAGE_SIZE) -> int:
@@ -86,7 +80,7 @@ def status_text(first: int, shown: int, matching: int, total: int, pages: int) -
 class Listing:
     """The value tables of the list's axes and the section each entry belongs to."""
 
-    def __init__(self, tax: Taxonomy, entries: list[dict[str, Any]], shared: set[str]) -> None:
+    def __init__(self, tax: Taxonomy, entries: list[dict[str, Any]]) -> None:
         self.axes = tax.axes_for("paper")
         self.pos = {axis.id: i for i, axis in enumerate(self.axes)}
         group = tax.views.group_by
@@ -96,8 +90,9 @@ class Listing:
         for axis in self.axes:
             table: list[list[Any]] = []
             for v in axis.values:
-                chip = f"{axis.label}: {v.label}" if v.label in shared else v.label
-                table.append([v.id, v.label, chip, axis.code_of(v.id)])
+                code = axis.code_of(v.id)
+                chip = f"{axis.short}: {code} {v.label}" if code else f"{axis.short}: {v.label}"
+                table.append([v.id, v.label, chip, code, v.description])
             self.values.append(table)
             self.index.append({row[0]: i for i, row in enumerate(table)})
         for e in entries:  # values outside the taxonomy (an unchecked corpus) still show
@@ -105,7 +100,7 @@ class Listing:
                 a = self.pos[t.axis]
                 if t.value not in self.index[a]:
                     self.index[a][t.value] = len(self.values[a])
-                    self.values[a].append([t.value, t.value, t.label, t.code])
+                    self.values[a].append([t.value, t.value, t.text, t.code, ""])
 
     def sections(self, members: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
         """MEMBERS (one page, in display order) in sections by the group_by axis, in value
@@ -159,7 +154,7 @@ class Listing:
                     str(e["title"]),
                     e["url"],
                     e["year"],
-                    byline(e),
+                    e["byline"],
                     str(e["summary"]),
                     [list(link) for link in e["links"][1:]],
                     by_axis,

@@ -15,8 +15,9 @@ from safewrite.files import write_file
 
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
+from ..model.taxonomy import Taxonomy
 from .escape import md_text, md_url
-from .site import grouped, safe_url, shared_labels, tags_of
+from .presentation import byline, grouped, safe_url, tags_of
 
 BEGIN = "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->"
 END = "<!-- END GENERATED: awesome list -->"
@@ -32,34 +33,32 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
-def _author(data: dict[str, Any]) -> str:
-    authors = [a for a in data.get("authors", []) if a != "others"]
-    first = (authors[0].split(",")[0].strip() if authors else "") or "Anonymous"
-    first = first[0].upper() + first[1:]  # sentence-initial capital: "de Witt" -> "De Witt"
-    more = len(data.get("authors", [])) > 1
-    return f"{first}{' et al.' if more else ''}, {data.get('year')}"
-
-
-def item(data: dict[str, Any], corpus: Corpus, tag_axes: list[str], shared: set[str]) -> str:
-    tags = [
-        t for t in tags_of(data, corpus.taxonomy, shared) if t.axis in tag_axes and t.value != "NA"
-    ]
-    tags.sort(key=lambda t: tag_axes.index(t.axis))
-    shown = ", ".join(
-        f"{t.code} {t.label}" if t.code else f"{t.axis_label}: {t.label}" for t in tags
-    )
+def item(data: dict[str, Any], tax: Taxonomy, tag_axes: list[str]) -> str:
+    """One list item: the linked title, the byline, the summary, then the tags."""
+    tags = [t for t in tags_of(data, tax, tag_axes) if t.value != "NA"]
+    shown = ", ".join(t.text for t in tags)
     summary = str(data.get("summary", "")).strip().rstrip(".")
     url = md_url(safe_url(data.get("url")) or f"papers/{data['key']}.yaml")
     tail = f" _{md_text(shown)}._" if shown else ""
-    return (
-        f"- [{md_text(data['title'])}]({url}) - {md_text(_author(data))}. {md_text(summary)}.{tail}"
-    )
+    by = md_text(byline(data, venue=False))
+    return f"- [{md_text(data['title'])}]({url}) - {by}. {md_text(summary)}.{tail}"
+
+
+def tags_sentence(tax: Taxonomy) -> str:
+    """What the tags after each summary are, from the taxonomy's readme_tags: 'Tags follow
+    each summary: Reward (reward design, R1-R8), Credit (credit unit), ...'."""
+    parts = []
+    for axis_id in tax.views.readme_tags:
+        axis = tax.axes[axis_id]
+        codes = [c for v in axis.values if (c := axis.code_of(v.id))]
+        span = f", {codes[0]}-{codes[-1]}" if len(set(codes)) > 1 else ""
+        parts.append(f"{axis.short} ({axis.label.lower()}{span})")
+    return f"Tags follow each summary: {', '.join(parts)}." if parts else ""
 
 
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     tax = corpus.taxonomy
     tag_axes = tax.views.readme_tags
-    shared = shared_labels(tax)
     papers = sorted(
         (r.data for r in corpus.of("paper")),
         key=lambda d: (-int(d.get("year", 0)), str(d.get("title", "")).lower()),
@@ -70,9 +69,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
         BEGIN,
         "",
         f"{len(papers)} entries retained, {n_ex} screened out, {len(papers) + n_ex} "
-        f"audited (corpus {tax.version}, {corpus.hash()}). Tags follow each summary: "
-        "reward family (R1-R8), credit unit, topology and the orchestration sub-decisions "
-        "learned (O1-O5); benchmarks add what they measure (E1-E4).",
+        f"audited (corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
         "",
         "## Contents",
         "",
@@ -81,7 +78,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     lines += [f"- [{h}](#{slug(h)})" for h in tail_headings if h not in UNLISTED]
     for label, entries in sections:
         lines += ["", f"## {label}", ""]
-        lines += [item(d, corpus, tag_axes, shared) for d in entries]
+        lines += [item(d, tax, tag_axes) for d in entries]
     lines += ["", END]
     return "\n".join(lines)
 

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from orchtrace.schemadoc import schema_rows
 
 from ..analysis.result import Result
-from ..model.taxonomy import Taxonomy
 from ..progress import Progress
 from . import statsdir
 from .export import entry_bibtex
 from .listing import Listing
 from .plots import figure_titles
+from .presentation import entry_view
 from .tables import build_tables, render
 from .templating import environment
 
@@ -42,100 +40,6 @@ PAGES = [
 SCHEMA = "traces/trace.schema.json"
 MAX_RELATED = 12  # entries named per shared gap cell on a paper page
 MAX_LISTED = 100  # entries named per value on the taxonomy page and per gap-map cell
-
-
-def safe_url(url: Any) -> str | None:
-    """The URL if it is an http(s) address, else None (never rendered as a link)."""
-    if not isinstance(url, str):
-        return None
-    parts = urlsplit(url.strip())
-    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
-
-
-@dataclass(frozen=True, slots=True)
-class Tag:
-    axis: str
-    axis_label: str
-    value: str
-    label: str
-    code: str | None
-
-
-def shared_labels(tax: Taxonomy) -> set[str]:
-    """Value labels that more than one axis uses (Yes, No, Debate): chips name their axis."""
-    seen: dict[str, set[str]] = {}
-    for axis in tax.axes_for("paper"):
-        for v in axis.values:
-            seen.setdefault(v.label, set()).add(axis.id)
-    return {label for label, axes in seen.items() if len(axes) > 1}
-
-
-def tags_of(data: dict[str, Any], tax: Taxonomy, shared: set[str] | None = None) -> list[Tag]:
-    """The entry's tags in axis order; SHARED (from shared_labels) can be passed in loops."""
-    out = []
-    shared = shared_labels(tax) if shared is None else shared
-    for axis in tax.axes_for("paper"):
-        raw = data.get(axis.id)
-        for value in raw if isinstance(raw, list) else [] if raw is None else [raw]:
-            v = axis.by_id.get(str(value))
-            label = v.label if v else str(value)
-            if label in shared:
-                label = f"{axis.label}: {label}"
-            out.append(Tag(axis.id, axis.label, str(value), label, axis.code_of(str(value))))
-    return out
-
-
-def links_of(data: dict[str, Any], tax: Taxonomy) -> list[tuple[str, str]]:
-    """(label, href) for the paper's address and each identifier with a resolver."""
-    links: list[tuple[str, str]] = []
-    for url in [data.get("url"), *(data.get("extra_urls") or [])]:
-        if safe_url(url):
-            links.append(("Paper" if not links else "Also", str(safe_url(url))))
-    for scheme, ident in (data.get("ids") or {}).items():
-        spec = tax.id_schemes.get(scheme)
-        href = safe_url(spec.url.format(id=ident)) if spec else None
-        if href and href not in {h for _, h in links}:
-            links.append((spec.label if spec else scheme, href))
-    return links
-
-
-def entry_view(data: dict[str, Any], tax: Taxonomy, shared: set[str]) -> dict[str, Any]:
-    authors = [a for a in data.get("authors", []) if isinstance(a, str)]
-    first = authors[0] if authors else ""
-    tags = tags_of(data, tax, shared)
-    facets: dict[str, list[str]] = {}
-    for t in tags:
-        facets.setdefault(t.axis, []).append(t.value)
-    return {
-        "key": data["key"],
-        "title": data.get("title", ""),
-        "url": safe_url(data.get("url")),
-        "authors": authors,
-        "first_author": first,
-        "et_al": len(authors) > 1,
-        "year": data.get("year"),
-        "venue": data.get("venue", ""),
-        "affiliation": data.get("affiliation", ""),
-        "summary": data.get("summary", ""),
-        "notes": data.get("notes", ""),
-        "tags": tags,
-        "links": links_of(data, tax),
-        "facets": {a: " ".join(v) for a, v in facets.items()},
-        "data": data,
-    }
-
-
-def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[str, list[T]]]:
-    """Items in sections by the taxonomy's site.group_by axis, in value order; empty sections
-    are dropped. ITEMS pairs each record's data with what goes into the section."""
-    axis = tax.views.group_by
-    if axis is None:
-        return [("Entries", [item for _, item in items])] if items else []
-    sections = [
-        (v.label, [item for data, item in items if data.get(axis) == v.id])
-        for v in tax.axes[axis].values
-    ]
-    return [(label, members) for label, members in sections if members]
 
 
 def _static() -> dict[str, bytes]:
@@ -166,8 +70,7 @@ def site_files(
     stats = result.stats
     assert stats is not None  # stats_files raised already otherwise
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
-    shared = shared_labels(tax)
-    entries = [entry_view(r.data, tax, shared) for r in records]
+    entries = [entry_view(r.data, tax) for r in records]
     by_key = {e["key"]: e for e in entries}
     related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}
     for gap in stats["gaps"]:
@@ -201,7 +104,7 @@ def site_files(
         )
         return path, html.encode()
 
-    listing = Listing(tax, entries, shared)
+    listing = Listing(tax, entries)
     for n, context in enumerate(listing.pages(entries), start=1):
         if n == 1:
             yield page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)

@@ -242,16 +242,9 @@
       data.axes.forEach((axis, a) => {
         e[VALUES][a].forEach((j) => {
           const v = axis.values[j];
-          const chip = el("a", {
-            "class": "chip chip-" + axis.id,
-            href: "taxonomy.html#" + axis.id + "-" + v[0],
-            title: axis.label + ": " + v[2]
-          });
-          if (v[3]) {
-            chip.appendChild(el("span", { "class": "code" }, v[3]));
-            chip.appendChild(document.createTextNode(" "));
-          }
-          chip.appendChild(document.createTextNode(v[2]));
+          const attrs = { "class": "chip chip-" + axis.id, href: "taxonomy.html#" + axis.id + "-" + v[0] };
+          if (v[4]) { attrs.title = v[4]; }
+          const chip = el("a", attrs, v[2]);
           chips.appendChild(chip);
           chips.appendChild(document.createTextNode(" "));
         });
