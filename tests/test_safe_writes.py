@@ -78,7 +78,7 @@ def test_a_killed_add_is_undone_from_its_journal(tmp_path: Path) -> None:
         {"path": str(edited), "sha256": files._digest(b"b\n")},
     ]
     files.write_file(journal, repr(listing).replace("'", '"').encode())
-    (tmp_path / ".journal.x2.tmp").write_bytes(b"[")  # killed while writing the journal
+    (tmp_path / "..journal.x2.tmp").write_bytes(b"[")  # killed while writing the journal
     files.recover_new_files(journal)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.yaml"]
 
