@@ -57,10 +57,11 @@ test: install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests u
 golden: install ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
-lint: install ## Run ruff and mypy
+lint: install ## Run ruff, mypy and the import contracts (import-linter)
 	$(BIN)/ruff check scripts tests
 	$(BIN)/ruff format --check scripts tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: install ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
 	$(BIN)/python tests/bench/run.py

@@ -106,7 +106,8 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         "papers/gone.yaml",
         None,
     ),
-    ("yml", write("papers/new.yml", "key: new\n"), "unexpected-file", "papers/new.yml", None),
+    ("yml", write("papers/new.yml", "key: new\n"), "wrong-extension", "papers/new.yml", None),
+    ("not-a-record", write("papers/notes.txt", "x\n"), "unexpected-file", "papers/notes.txt", None),
     (
         "list-document",
         write("papers/list.yaml", "- key: list\n"),

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model.corpus import Corpus, Record
-from ..model.problems import Problem, Severity
+from ..model.problems import Problem
 from ..model.taxonomy import IdScheme
 from ..model.yamlio import FieldPath
 
@@ -135,7 +135,6 @@ def _pair_problem(later: Record, first: Record, what: str, path: FieldPath) -> P
             "keep one of the two records",
         )
     code = "duplicate-id" if field != "title" else "near-duplicate-title"
-    severity: Severity = "warning" if field == "title" else "error"
     return Problem(
         later.path,
         code,
@@ -144,7 +143,6 @@ def _pair_problem(later: Record, first: Record, what: str, path: FieldPath) -> P
         col,
         field,
         "merge the two records, or tell them apart",
-        severity,
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from ..model.corpus import Corpus, Record
-from ..model.problems import Problem, Report, Severity, choices_hint
+from ..model.problems import Problem, Report, choices_hint
 from ..model.taxonomy import Axis, FieldSpec, Taxonomy
 from ..model.yamlio import FieldPath
 from ..parallel import map_slices, no_cycle_collection
@@ -42,21 +42,10 @@ class _RecordCheck:
         code: str,
         message: str,
         hint: str | None = None,
-        severity: Severity = "error",
     ) -> None:
         line, col = self.rec.doc.where(path)
-        self.problems.append(
-            Problem(
-                self.rec.path,
-                code,
-                message,
-                line,
-                col,
-                ".".join(map(str, path)) or None,
-                hint,
-                severity,
-            )
-        )
+        field = ".".join(map(str, path)) or None
+        self.problems.append(Problem(self.rec.path, code, message, line, col, field, hint))
 
     def implicit(self, path: FieldPath) -> bool:
         """Report a plain scalar that other YAML readers would retype; True if reported."""
@@ -277,7 +266,6 @@ class _RecordCheck:
                 path,
                 "whitespace",
                 f"'{spec.id}' has leading or trailing spaces",
-                severity="warning",
             )
 
     def url(self, path: FieldPath, value: Any) -> None:
@@ -429,7 +417,6 @@ class _RecordCheck:
                     "retired-value",
                     f"'{v}' is retired in {axis.id}",
                     f"use '{found.replaced_by}'",
-                    "warning",
                 )
 
 

@@ -139,7 +139,6 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
                         "unexpected-file",
                         "hidden file in a record folder; it is not read",
                         hint="record file names start with a letter or digit",
-                        severity="warning",
                     )
                 )
             continue
@@ -159,7 +158,6 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
                     "unexpected-file",
                     "directory inside a record folder",
                     hint=f"records are files directly in {dirname}/",
-                    severity="warning",
                 )
             )
         elif entry.suffix == ".yaml":
@@ -168,17 +166,13 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
             problems.append(
                 Problem(
                     rel,
-                    "unexpected-file",
+                    "wrong-extension",
                     "record files end in .yaml",
                     hint=f"rename it to {entry.stem}.yaml",
                 )
             )
         else:
-            problems.append(
-                Problem(
-                    rel, "unexpected-file", "not a record file; it is ignored", severity="warning"
-                )
-            )
+            problems.append(Problem(rel, "unexpected-file", "not a record file; it is ignored"))
 
 
 def _read_slice(jobs: list[tuple[str, Path, str]], start: int, stop: int) -> list[tuple[Any, ...]]:

@@ -27,7 +27,8 @@ CODES: dict[str, str] = {
     "too-deep": "The file nests deeper than a record can.",
     "duplicate-yaml-key": "A mapping holds the same key twice.",
     "symlink-outside": "A record file is a link to a place outside the repository.",
-    "unexpected-file": "A file in a record folder that is not a record.",
+    "unexpected-file": "A file in a record folder that is not a record; it is not read.",
+    "wrong-extension": "A record file that ends in .yml rather than .yaml.",
     "not-a-mapping": "The document is not a mapping of fields.",
     "unknown-field": "A field (or id scheme) the taxonomy does not declare.",
     "missing-field": "A required field is absent or empty (required_when included).",
@@ -67,6 +68,9 @@ CODES: dict[str, str] = {
     "search-invalid": "searches.yaml is malformed, or a record names a search it does not log.",
     "search-mismatch": "A logged search's counts do not add up with the records that name it.",
 }
+# The codes that report what a reader may still want to know, but that do not make the corpus
+# wrong: they fail only `check --strict`. Every other code is an error.
+WARNINGS = frozenset({"unexpected-file", "whitespace", "near-duplicate-title", "retired-value"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +82,15 @@ class Problem:
     column: int | None = None
     field: str | None = None
     hint: str | None = None
-    severity: Severity = "error"
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
             raise ValueError(f"unregistered problem code {self.code!r}")
+
+    @property
+    def severity(self) -> Severity:
+        """A code's severity, the same wherever it is reported."""
+        return "warning" if self.code in WARNINGS else "error"
 
     def text(self) -> str:
         where = self.path
