@@ -1,7 +1,9 @@
 """orchtrace import on exports other projects wrote (tests/fixtures/traces/exports, see its
-PROVENANCE), with every expected value derived by hand from the raw spans, and on the cases
-that used to import wrong: model spans with children, short ids, several traces, the wrong
-convention, Tempo responses, Vercel AI SDK tool calls, OTLP protobuf."""
+PROVENANCE: OTLP JSON, Tempo, Jaeger, OpenTelemetry JS and Langfuse files of GenAI,
+OpenInference, Vercel AI SDK and Langfuse spans), with every expected value derived by hand
+from the raw spans, and on the cases that used to import wrong: model spans with children,
+short ids, several traces, the wrong convention, Tempo responses, Vercel AI SDK tool calls,
+OTLP protobuf, JavaScript spans' parents, Langfuse metadata and usage written as JSON."""
 
 from __future__ import annotations
 
@@ -40,15 +42,18 @@ def measured(trace: dict[str, Any]) -> dict[str, Any]:
     return m
 
 
-def test_opentelemetry_proto_example() -> None:
+@pytest.mark.parametrize("name", ["otel-proto-trace.json", "tempo-batches.json"])
+def test_opentelemetry_proto_example_and_tempo_batches(name: str) -> None:
     # One span of service my.service, 1544712660 s to 1544712661 s, its parent not in the
     # export: one step of one second by agent my.service; ids kept as written (upper case).
-    (trace,), note = imported((EXPORTS / "otel-proto-trace.json").read_bytes())
+    # Tempo's file holds the same span under its legacy "batches" key.
+    (trace,), note = imported((EXPORTS / name).read_bytes())
     assert "each span is a step of its service" in note
     assert trace["trace_id"] == "5B8EFFF798038103D269B633813FC60C"
     assert [(e["type"], e["agent"], e["t"], e["t_end"], e["span_id"]) for e in trace["events"]] == [
         ("step", "my.service", 0.0, 1.0, "EEE19B7EC3C1B174")
     ]
+    assert trace["costs"] == {"tool_calls": 0, "messages": 0, "wall_clock_s": 1.0}  # no tokens
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["agents"]) == (1.0, 1.0, 1.0, 1)
 
@@ -92,6 +97,228 @@ def test_jaeger_span_list_with_a_child_and_an_error() -> None:
         0.2343,
         0.267,
         2,
+    )
+
+
+def test_collector_pdata_json() -> None:
+    # OTLP/JSON as the Collector's pdata marshaler writes it (kind as a number, an empty
+    # parentSpanId, an empty status): one Flask span /roll of service unknown_service, from
+    # 1694388218052842000 to ...053415000 ns, 573 us; a root, no convention: one step.
+    (trace,), note = imported((EXPORTS / "collector-contrib-trace.json").read_bytes())
+    assert "each span is a step of its service" in note
+    assert trace["trace_id"] == "9cb5bf738137b2248dc7b20445ec2e1c"
+    assert [(e["type"], e["agent"], e["t"], e["t_end"], e["span_id"]) for e in trace["events"]] == [
+        ("step", "unknown_service", 0.0, 0.000573, "88079ad5c94b5b13")
+    ]
+    assert trace["costs"] == {"tool_calls": 0, "messages": 0, "wall_clock_s": 0.000573}
+    m = measured(trace)
+    assert (m["work"], m["makespan"], m["agents"]) == (0.0006, 0.0006, 1)
+
+
+def test_jaeger_api_v3_response() -> None:
+    # Jaeger's API v3 wraps OTLP JSON in {"result": ...}. Its one span (foobar, kind 2) has no
+    # times, no service and status code 2: a step of no time by an agent named after the span,
+    # in error (the status has no message).
+    (trace,), _ = imported((EXPORTS / "jaeger-apiv3-trace.json").read_bytes())
+    assert trace["trace_id"] == "00000000000000000000000000000001"
+    assert [
+        (e["type"], e["agent"], e["t"], e["t_end"], e["span_id"], e.get("error"))
+        for e in trace["events"]
+    ] == [("step", "foobar", 0.0, 0.0, "0000000000000002", "error")]
+    assert trace["costs"] == {"tool_calls": 0, "messages": 0, "wall_clock_s": 0.0}
+    m = measured(trace)
+    assert (m["work"], m["agents"]) == (0.0, 1)
+
+
+def events_of(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Each event's type, agent, times and tokens, then its tool and call id if it has them."""
+    return [
+        (e["type"], e["agent"], e["t"], e["t_end"], e.get("tokens"))
+        + ((e["tool"], e["call_id"]) if "tool" in e else ())
+        for e in trace["events"]
+    ]
+
+
+def test_vercel_ai_sdk_spans_from_opentelemetry_js() -> None:
+    # OpenTelemetry JS spans as JSON (spanContext, [s, ns] times), captured from the AI SDK 6;
+    # each of the ten spans has a traceId of its own and no parent. Each is one step by an agent
+    # named after the span (no service), over its whole time:
+    #   doGenerate 1770131992.242 -> 994.021415667 = 1.779415667 s, gen_ai.usage 14 + 20 = 34;
+    #   generateText 992.241 -> 994.022541 = 1.781541 s, ai.usage.prompt/completionTokens 34;
+    #   doGenerate 994.023 -> 997.057285833 = 3.034285833 s, 50 + 9 = 59;
+    #   generateText 994.023 -> 997.057733667 = 3.034733667 s, 59;
+    #   generateObject.doGenerate 997.066 -> 2000.585812667 = 3.519812667 s, 63 + 156 = 219;
+    #   generateObject 997.065 -> 2000.588601792 = 3.523601792 s, 219;
+    #   streamText.doStream 2000.598 -> 2005.984307375 = 5.386307375 s, 15 + 112 = 127;
+    #   streamText 2000.594 -> 2005.986741708 = 5.392741708 s, ai.usage.input/outputTokens 127;
+    #   embed.doEmbed 2006.016 -> 2006.269719584 = 0.253719584 s, ai.usage.tokens 10;
+    #   embed 2006.015 -> 2006.269932417 = 0.254932417 s, 10.
+    traces, note = imported((EXPORTS / "vercel-ai-sdk-spans.json").read_bytes(), "vercel")
+    assert note == ""
+    got = [(t["trace_id"], *events_of(t)) for t in traces]
+    assert got == [
+        (
+            "b3e700af9eab81e19f72f964d62a35af",
+            ("step", "ai.generateText.doGenerate", 0.0, 1.779415667, 34),
+        ),
+        ("700d5f98fe2420adcf6ab0822f7a323c", ("step", "ai.generateText", 0.0, 1.781541, 34)),
+        (
+            "edff2fc5854be6170e8cccccec0c82cf",
+            ("step", "ai.generateText.doGenerate", 0.0, 3.034285833, 59),
+        ),
+        ("673a889f59126f8b4c90dce5a1f99368", ("step", "ai.generateText", 0.0, 3.034733667, 59)),
+        (
+            "8f60802815d6e97da2dbc4708a8e5c7b",
+            ("step", "ai.generateObject.doGenerate", 0.0, 3.519812667, 219),
+        ),
+        ("f99cc53c9bb8fe40462f7a48999e7088", ("step", "ai.generateObject", 0.0, 3.523601792, 219)),
+        (
+            "478d4dcc697ecfabc5e7a3d6e4216291",
+            ("step", "ai.streamText.doStream", 0.0, 5.386307375, 127),
+        ),
+        ("8185b815e471184c6525a601a042be42", ("step", "ai.streamText", 0.0, 5.392741708, 127)),
+        ("045d21a7f69972edf509fe0ff911f3f5", ("step", "ai.embed.doEmbed", 0.0, 0.253719584, 10)),
+        ("91621bbaaf1920e94ae594e91b3a99fd", ("step", "ai.embed", 0.0, 0.254932417, 10)),
+    ]
+    assert [t["costs"]["tokens"] for t in traces] == [34, 34, 59, 59, 219, 219, 127, 127, 10, 10]
+    m = measured(traces[6])  # one step of 5.386307375 s
+    assert (m["work"], m["critical_path"], m["makespan"], m["agents"]) == (
+        5.3863,
+        5.3863,
+        5.3863,
+        1,
+    )
+
+
+def test_langfuse_trace_of_openinference_agents() -> None:
+    # OpenAI Agents SDK through OpenInference, exported by Langfuse (its attributes kept as
+    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name)
+    # 0-2.19 s holds AGENT "Hello world" (graph.node.id) 0-2.19 s, a spawn and a return; under
+    # it LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70), TOOL get_weather at 1.038 s (no call
+    # id: the span id), LLM 1.039-2.189 s (85 + 29 = 114). W = 1.036 + 1.15 = 2.186 s, all one
+    # chain; makespan 2.19 s, observed speedup 2.186 / 2.19 = 0.9982.
+    (trace,), note = imported((EXPORTS / "langfuse-openai-agents.json").read_bytes())
+    assert note == "" and trace["trace_id"] == "fee618f96dc31e0ca38b2f7b26eb8b29"
+    assert trace["agents"] == [
+        {"id": "Agent workflow", "role": "agent"},
+        {"id": "Hello world", "role": "agent", "parent": "Agent workflow"},
+    ]
+    assert events_of(trace) == [
+        ("spawn", "Agent workflow", 0.0, 0.0, None),
+        ("step", "Hello world", 0.001, 1.037, 70),
+        ("tool_call", "Hello world", 1.038, 1.038, None, "get_weather", "5b99c3e3411ed17b"),
+        ("tool_result", "Hello world", 1.038, 1.038, None, "get_weather", "5b99c3e3411ed17b"),
+        ("step", "Hello world", 1.039, 2.189, 114),
+        ("return", "Hello world", 2.19, 2.19, None),
+    ]
+    assert trace["costs"] == {"tool_calls": 1, "messages": 0, "tokens": 184, "wall_clock_s": 2.19}
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
+        2.186,
+        2.186,
+        2.19,
+        0.9982,
+    )
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (2, 1, 1, 1.0)
+
+
+def test_langfuse_trace_of_google_adk() -> None:
+    # Google ADK through OpenInference, exported by Langfuse. From 07:32:30.303: CHAIN
+    # "invocation [hello_app]" 0-1.848 s acts for its service, unknown_service, and contains
+    # AGENT "agent_run [hello_agent]" 0.001-1.847 s (spawned by unknown_service). Under the
+    # agent, LLM 0.003-0.914 s holds the tool span (gen_ai execute_tool say_hello, 0.913-0.914
+    # s), so its own time is 0.003-0.913 s, with gen_ai.usage 28 + 3 = 31; LLM 0.919-1.843 s,
+    # 39 + 6 = 45. W = 0.91 + 0.924 = 1.834 s on one chain; makespan 1.847 - 0.001 = 1.846 s,
+    # observed speedup 1.834 / 1.846 = 0.9935.
+    (trace,), _ = imported((EXPORTS / "langfuse-google-adk.json").read_bytes())
+    agent, call = "agent_run [hello_agent]", "adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00"
+    assert trace["agents"] == [
+        {"id": "unknown_service", "role": "agent"},
+        {"id": agent, "role": "agent", "parent": "unknown_service"},
+    ]
+    assert events_of(trace) == [
+        ("spawn", "unknown_service", 0.001, 0.001, None),
+        ("step", agent, 0.003, 0.913, 31),
+        ("tool_call", agent, 0.913, 0.913, None, "say_hello", call),
+        ("tool_result", agent, 0.914, 0.914, None, "say_hello", call),
+        ("step", agent, 0.919, 1.843, 45),
+        ("return", agent, 1.847, 1.847, None),
+    ]
+    assert trace["costs"] == {"tool_calls": 1, "messages": 0, "tokens": 76, "wall_clock_s": 1.848}
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
+        1.834,
+        1.834,
+        1.846,
+        0.9935,
+    )
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"]) == (2, 1, 1)
+
+
+def test_langfuse_trace_of_genai_spans() -> None:
+    # Microsoft Agent Framework's GenAI spans (service agent_framework), exported by Langfuse.
+    # From 16:44:29.952: invoke_agent (gen_ai.agent.name 99981f6a-...) 0-12.447 s, at the top,
+    # acts for itself; chat 0.001-5.985 s carries no gen_ai.usage, so Langfuse's usage details
+    # count, 25 + 70 = 95; execute_tool get_weather at 5.986 s, whose gen_ai.tool.call.id is a
+    # list of two ids (joined by a comma); chat 5.987-12.446 s, 631 + 35 = 666. The agent's own
+    # 631 + 35 are its chat's again, not counted. W = 5.984 + 6.459 = 12.443 s on one chain;
+    # makespan 12.446 - 0.001 = 12.445 s, observed speedup 0.9998.
+    (trace,), _ = imported((EXPORTS / "langfuse-microsoft-agent.json").read_bytes(), "genai")
+    agent = "99981f6a-abd1-4d09-9fba-00e2ab172193"
+    call = "run_9guMCbt68iSVgtsx6WdKMA18,call_Sz1QP8T7fuJkIECGDLFWOorq"
+    assert trace["agents"] == [{"id": agent, "role": "agent"}]
+    assert events_of(trace) == [
+        ("step", agent, 0.001, 5.985, 95),
+        ("tool_call", agent, 5.986, 5.986, None, "get_weather", call),
+        ("tool_result", agent, 5.986, 5.986, None, "get_weather", call),
+        ("step", agent, 5.987, 12.446, 666),
+    ]
+    assert trace["costs"] == {
+        "tool_calls": 1,
+        "messages": 0,
+        "tokens": 761,
+        "wall_clock_s": 12.447,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
+        12.443,
+        12.443,
+        12.445,
+        0.9998,
+    )
+
+
+def test_langfuse_trace_of_langgraph() -> None:
+    # LangGraph through Langfuse's own LangChain handler: observation types only (SPAN,
+    # GENERATION), no attributes, service unknown_service. From 09:38:56.228: the graph (0-2.61
+    # s) and its nodes contain; the steps are GENERATION 0.004-0.852 s (usage 60 + 15 = 75),
+    # should_continue at 0.853 s, Web-Search 0.857-0.858 s (a span, not a tool, to Langfuse),
+    # GENERATION 0.861-2.604 s (108 + 51 = 159), should_continue at 2.606 s. W = 0.848 + 0.001
+    # + 1.743 = 2.592 s on one chain; makespan 2.606 - 0.004 = 2.602 s, observed 0.9962.
+    (trace,), _ = imported((EXPORTS / "langfuse-langgraph.json").read_bytes(), "langfuse")
+    agent = "unknown_service"
+    assert trace["agents"] == [{"id": agent, "role": "agent"}]
+    assert events_of(trace) == [
+        ("step", agent, 0.004, 0.852, 75),
+        ("step", agent, 0.853, 0.853, None),
+        ("step", agent, 0.857, 0.858, None),
+        ("step", agent, 0.861, 2.604, 159),
+        ("step", agent, 2.606, 2.606, None),
+    ]
+    assert [e["span_id"] for e in trace["events"]] == [
+        "4f6535aaebcda355",
+        "c7fbfdc6ab70ca4d",
+        "21441266a9f21251",
+        "5ba09605e0929d78",
+        "e638064431445dce",
+    ]
+    assert trace["costs"] == {"tool_calls": 0, "messages": 0, "tokens": 234, "wall_clock_s": 2.61}
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
+        2.592,
+        2.592,
+        2.602,
+        0.9962,
     )
 
 
@@ -144,6 +371,7 @@ def export(*spans: dict[str, Any], key: str = "resourceSpans") -> bytes:
 
 
 AGENT = {"gen_ai.operation.name": "invoke_agent"}
+CHAT = {"gen_ai.operation.name": "chat"}
 
 
 def three_agents() -> bytes:
@@ -312,3 +540,75 @@ def test_vercel_ai_sdk_spans() -> None:
         ("step", None, None, 200),
     ]
     assert trace["costs"]["tokens"] == 300 and note == ""
+
+
+def test_javascript_spans_keep_their_parents_and_errors() -> None:
+    # OpenTelemetry JS 2 names the parent in parentSpanContext, 1.x in parentSpanId; status
+    # code 2 is an error. An invoke_agent span without gen_ai.agent.name is named after itself
+    # (not its service); a token count written as a string counts.
+    def js(sid: str, parent: dict[str, Any], start: int, end: int, **attrs: Any) -> dict[str, Any]:
+        return {
+            "name": attrs.pop("name", sid),
+            "spanContext": {"traceId": "t", "spanId": sid},
+            **parent,
+            "attributes": attrs,
+            "status": {"code": 2, "message": "timed out"} if sid == "c" else {"code": 0},
+            "startTime": [start, 0],
+            "endTime": [end, 500_000_000],
+            "resource": {"attributes": {"service.name": "app"}},
+        }
+
+    data = json.dumps(
+        [
+            js("a", {}, 10, 13, name="invoke_agent", **{"gen_ai.operation.name": "invoke_agent"}),
+            js(
+                "b",
+                {"parentSpanContext": {"spanId": "a"}},
+                10,
+                11,
+                **CHAT,
+                **{"gen_ai.usage.input_tokens": "7"},
+            ),
+            js("c", {"parentSpanId": "a"}, 12, 12, **CHAT),
+        ]
+    ).encode()
+    (trace,), _ = imported(data)
+    # the agent at the top acts for itself: chat 0-1.5 s (7 tokens), chat 2-2.5 s in error
+    assert [
+        (e["agent"], e["t"], e["t_end"], e.get("tokens"), e.get("error")) for e in trace["events"]
+    ] == [
+        ("invoke_agent", 0.0, 1.5, 7, None),
+        ("invoke_agent", 2.0, 2.5, None, "timed out"),
+    ]
+
+
+def test_langfuse_metadata_and_usage_written_as_json() -> None:
+    # Langfuse may hand metadata over as a JSON string, and its OpenTelemetry SDK writes usage
+    # details as JSON; an observation at level ERROR is an error, its status message the cause.
+    doc = {
+        "trace": {"id": "lf1"},
+        "observations": [
+            {
+                "id": "o1",
+                "type": "GENERATION",
+                "name": "llm",
+                "startTime": "2025-01-01T00:00:00.000Z",
+                "endTime": "2025-01-01T00:00:02.500Z",
+                "level": "ERROR",
+                "statusMessage": "rate limited",
+                "metadata": json.dumps(
+                    {
+                        "attributes": {
+                            "langfuse.observation.usage_details": '{"input": 3, "output": 4}'
+                        },
+                        "resourceAttributes": {"service.name": "svc"},
+                    }
+                ),
+            }
+        ],
+    }
+    (trace,), _ = imported(json.dumps(doc).encode(), "langfuse")
+    assert trace["trace_id"] == "lf1"
+    assert [(e["agent"], e["t_end"], e.get("tokens"), e.get("error")) for e in trace["events"]] == [
+        ("svc", 2.5, 7, "rate limited")
+    ]

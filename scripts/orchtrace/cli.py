@@ -181,7 +181,7 @@ def convert(target: str, file: Path, out: Path | None) -> None:
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["auto", "genai", "otlp", "openinference", "vercel"]),
+    type=click.Choice(["auto", "genai", "otlp", "openinference", "vercel", "langfuse"]),
     default="auto",
     show_default=True,
     help="The conventions the spans follow (otlp: the OpenTelemetry GenAI ones).",
@@ -195,8 +195,8 @@ def convert(target: str, file: Path, out: Path | None) -> None:
     help="A file, or a directory that gets one file per trace.",
 )
 def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
-    """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses)
-    into orchestration traces, one per traceId."""
+    """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses,
+    OpenTelemetry JS spans, Langfuse traces) into orchestration traces, one per traceId."""
     from .importers import to_traces
     from .spans import ImportError_, read_spans
     from .trace import read_inputs

@@ -2,17 +2,17 @@
 
 Spans are read by the conventions they carry: the OpenTelemetry GenAI semantic conventions
 (`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain
-and LangGraph instrumentations write them) and the Vercel AI SDK's `ai.*` spans. Each span
-becomes events of the agent it belongs to (its own agent for an agent span, else the nearest
-agent ancestor, else its service): an agent span is a spawn by the parent agent and a return
-at its end; a tool span a tool call and its result; a guardrail a safety event; a model span
-(chat, completion, embeddings), and a span of no known convention, steps over its own time,
-the stretches its children leave uncovered, its tokens on the last; any other span (chains,
-retrievers, the SDK's outer calls) a step when it has no children, else only the container of
-its children. A model span always
-counts its own tokens; any other span's tokens are taken as the total of the spans below it
-and counted only when none of those carries tokens (on its return, its result, or its own
-stretches). traces/METRICS.md documents the mapping.
+and LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing
+those, Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of
+the agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else
+its service): an agent span is a spawn by the parent agent and a return at its end; a tool
+span a tool call and its result; a guardrail a safety event; a model span (chat, completion,
+embeddings), and a span of no known convention, steps over its own time, the stretches its
+children leave uncovered, its tokens on the last; any other span (chains, retrievers, the
+SDK's outer calls) a step when it has no children, else only the container of its children.
+A model span always counts its own tokens; any other span's tokens are taken as the total of
+the spans below it and counted only when none of those carries tokens (on its return, its
+result, or its own stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .spans import ImportError_, Span
+from .spans import ImportError_, Span, integer, json_mapping
 
 AGENT, TOOL, MODEL, CONTAINER, SAFETY, CREATE = (
     "agent",
@@ -36,6 +36,7 @@ CONVENTIONS = {
     "genai": "OpenTelemetry GenAI (gen_ai.operation.name)",
     "openinference": "OpenInference (openinference.span.kind)",
     "vercel": "Vercel AI SDK (ai.* spans)",
+    "langfuse": "Langfuse (langfuse.observation.type)",
 }
 GENAI_OPS = {
     "invoke_agent": AGENT,
@@ -57,10 +58,18 @@ OPENINFERENCE = {
     "EVALUATOR": CONTAINER,
     "GUARDRAIL": SAFETY,
 }
+LANGFUSE = {
+    "agent": AGENT,
+    "tool": TOOL,
+    "generation": MODEL,
+    "embedding": MODEL,
+    "guardrail": SAFETY,
+}
 AGENT_NAMES = {
     "genai": ("gen_ai.agent.name", "gen_ai.agent.id"),
     "openinference": ("agent.name", "graph.node.id"),
     "vercel": (),
+    "langfuse": ("gen_ai.agent.name", "agent.name"),
 }
 INPUT_TOKENS = (
     "gen_ai.usage.input_tokens",
@@ -68,6 +77,7 @@ INPUT_TOKENS = (
     "llm.token_count.prompt",
     "ai.usage.inputTokens",
     "ai.usage.promptTokens",
+    "ai.usage.tokens",  # an embedding's
 )
 OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens",
@@ -95,7 +105,9 @@ def _carried(span: Span) -> str | None:
     if "openinference.span.kind" in span.attrs:
         return "openinference"
     operation = span.attrs.get("ai.operationId") or span.name
-    return "vercel" if isinstance(operation, str) and operation.startswith("ai.") else None
+    if isinstance(operation, str) and operation.startswith("ai."):
+        return "vercel"
+    return "langfuse" if "langfuse.observation.type" in span.attrs else None
 
 
 def _kind(span: Span, allowed: set[str]) -> tuple[str, str | None]:
@@ -108,6 +120,9 @@ def _kind(span: Span, allowed: set[str]) -> tuple[str, str | None]:
     if convention == "openinference":
         kind = str(span.attrs["openinference.span.kind"]).upper()
         return OPENINFERENCE.get(kind, CONTAINER), convention
+    if convention == "langfuse":
+        kind = str(span.attrs["langfuse.observation.type"]).lower()
+        return LANGFUSE.get(kind, CONTAINER), convention
     return _vercel_kind(str(span.attrs.get("ai.operationId") or span.name)), convention
 
 
@@ -115,18 +130,40 @@ def _first(span: Span, keys: tuple[str, ...]) -> Any:
     return next((span.attrs[k] for k in keys if span.attrs.get(k) not in (None, "")), None)
 
 
-def _agent_name(span: Span, convention: str | None) -> str:
+def _text(value: Any) -> str:
+    """An attribute as text: a list's items joined by commas (not Python's list syntax)."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _agent_name(span: Span, convention: str | None, own: bool = False) -> str:
+    """The agent SPAN names, else (OWN: SPAN is that agent's) its name or else its service."""
     name = _first(span, AGENT_NAMES.get(convention or "", ())) if convention else None
-    return str(name or span.service or span.name or span.span_id)
+    fallback = (span.name, span.service) if own else (span.service, span.name)
+    return _text(name or next((f for f in fallback if f), span.span_id))
+
+
+def _count(raw: Any) -> int | None:
+    """A token count: a number, or an integer written as a string."""
+    return int(raw) if isinstance(raw, float) else integer(raw)
+
+
+def _usage_details(span: Span) -> list[int]:
+    """Input and output (else total) of Langfuse's usage details, a mapping or its JSON."""
+    usage = json_mapping(span.attrs.get("langfuse.observation.usage_details"))
+    counts = [c for c in (_count(usage.get(k)) for k in ("input", "output")) if c is not None]
+    total = _count(usage.get("total"))
+    return counts or ([total] if total is not None else [])
 
 
 def _tokens(span: Span) -> int | None:
-    """Input plus output tokens, reading the current attribute names before the older ones."""
-    counts = [_first(span, names) for names in (INPUT_TOKENS, OUTPUT_TOKENS) if _first(span, names)]
-    counts = [int(c) for c in counts if isinstance(c, int | float) and not isinstance(c, bool)]
-    if not counts and isinstance(span.attrs.get("llm.token_count.total"), int | float):
-        counts = [int(span.attrs["llm.token_count.total"])]
-    return sum(counts) if counts else None
+    """Input plus output tokens, reading the current attribute names before the older ones,
+    then a total, then Langfuse's usage details."""
+    counts = [_count(_first(span, names)) for names in (INPUT_TOKENS, OUTPUT_TOKENS)]
+    found = [c for c in counts if c is not None]
+    if not found:
+        total = _count(span.attrs.get("llm.token_count.total"))
+        found = [total] if total is not None else _usage_details(span)
+    return sum(found) if found else None
 
 
 def _own_stretches(span: Span) -> list[tuple[int, int]]:
@@ -154,8 +191,8 @@ def found(spans: list[Span]) -> str:
 
 def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
     """One trace per traceId of SPANS, in the order they first appear, and a note on what was
-    recognised. CONVENTION: 'auto' (every one below), 'genai' (or 'otlp'), 'openinference' or
-    'vercel'; one that no span follows is an ImportError_ naming what was found."""
+    recognised. CONVENTION: 'auto' (every one below), 'genai' (or 'otlp'), 'openinference',
+    'vercel' or 'langfuse'; one that no span follows is an ImportError_ naming what was found."""
     counts = Counter(_carried(s) for s in spans)
     if convention == "auto":
         allowed = set(CONVENTIONS)
@@ -244,7 +281,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         kind, convention = _kind(span, allowed)
         tokens = _tokens(span) if kind == MODEL or id(span) not in below else None
         if kind == AGENT:
-            name = _agent_name(span, convention)
+            name = _agent_name(span, convention, own=True)
             agents.setdefault(name, {"id": name, "role": "agent"})
             named.add(name)
             if agent is None or agent == name:
@@ -281,8 +318,8 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             owner = span.service  # a span of no convention works for its service
         agents.setdefault(owner, {"id": owner, "role": "agent"})
         if kind == TOOL:
-            call_id = str(_first(span, CALL_IDS) or span.span_id)
-            tool = str(_first(span, TOOL_NAMES) or span.name)
+            call_id = _text(_first(span, CALL_IDS) or span.span_id)
+            tool = _text(_first(span, TOOL_NAMES) or span.name)
             call = emit(
                 "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
@@ -311,7 +348,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             then_visit(span.children, owner, answers)
             continue
         if kind == CREATE:
-            name = _agent_name(span, convention)
+            name = _agent_name(span, convention, own=True)
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)

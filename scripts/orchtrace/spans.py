@@ -1,7 +1,15 @@
 """Reads span exports into plain spans: OTLP/JSON (one request, or JSON Lines as the
 Collector's file exporter writes), Grafana Tempo's API responses (`{"batches": [...]}` and
-`{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, or a list of Jaeger spans) and
-OTLP protobuf (an ExportTraceServiceRequest, read with opentelemetry-proto).
+`{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, a list of Jaeger spans, or API
+v3's `{"result": {"resourceSpans": [...]}}`), OpenTelemetry JS spans as JSON (a list of
+objects with `spanContext` and `[seconds, nanoseconds]` times), Langfuse traces
+(`{"trace": {...}, "observations": [...]}`) and OTLP protobuf (an ExportTraceServiceRequest,
+read with opentelemetry-proto).
+
+A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
+keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
+its usage as `langfuse.observation.usage_details`: the names Langfuse's own OpenTelemetry SDK
+gives them.
 
 Ids are kept as written, hex or not; only ids in the base64 form that protobuf's JSON mapping
 gives bytes (12 characters ending in `=` for a span, 24 ending in `==` for a trace) are
@@ -14,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -53,7 +62,7 @@ def _id(raw: Any, size: int) -> str:
     return text
 
 
-def _integer(raw: Any) -> int | None:
+def integer(raw: Any) -> int | None:
     """An integer, or one written as a string (protobuf's JSON mapping), else None."""
     if isinstance(raw, bool):
         return None
@@ -72,7 +81,7 @@ def _value(v: Any) -> Any:
         if key in v:
             return v[key]
     if "intValue" in v:
-        return _integer(v["intValue"])
+        return integer(v["intValue"])
     if "arrayValue" in v and isinstance(v["arrayValue"], dict):
         return [_value(x) for x in _objects(v["arrayValue"].get("values", []), "values", False)]
     return None
@@ -101,8 +110,8 @@ def _attributes(raw: Any, where: str) -> dict[str, Any]:
 
 
 def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
-    start = _integer(s.get("startTimeUnixNano", 0))
-    end = _integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
+    start = integer(s.get("startTimeUnixNano", 0))
+    end = integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
     if start is None or end is None:
         raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
     status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
@@ -135,7 +144,7 @@ def _resource_spans(batches: Any, where: str) -> list[Span]:
 
 
 def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Span:
-    start, duration = _integer(s.get("startTime")), _integer(s.get("duration", 0))
+    start, duration = integer(s.get("startTime")), integer(s.get("duration", 0))
     if start is None or duration is None:
         raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
     tags = {
@@ -160,15 +169,107 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     )
 
 
+def _mapping(raw: Any) -> dict[str, Any]:
+    return raw if isinstance(raw, dict) else {}
+
+
+def json_mapping(raw: Any) -> dict[str, Any]:
+    """RAW if a mapping, else the mapping it holds as JSON text, else an empty one."""
+    if isinstance(raw, str | bytes):
+        try:
+            raw = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return {}
+    return _mapping(raw)
+
+
+def _hrtime(raw: Any) -> int | None:
+    """OpenTelemetry JS's time, [seconds, nanoseconds], in nanoseconds."""
+    if not (isinstance(raw, list) and len(raw) == 2):
+        return None
+    seconds, nanos = integer(raw[0]), integer(raw[1])
+    return None if seconds is None or nanos is None else seconds * 1_000_000_000 + nanos
+
+
+def _js_span(s: dict[str, Any], where: str) -> Span:
+    """A span as OpenTelemetry JS holds it (ReadableSpan), written as JSON."""
+    start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", s.get("startTime")))
+    if start is None or end is None:
+        raise ImportError_(f"{where}: startTime and endTime must be [seconds, nanoseconds]")
+    context, status = _mapping(s.get("spanContext")), _mapping(s.get("status"))
+    parent_id = _mapping(s.get("parentSpanContext")).get("spanId") or s.get("parentSpanId")
+    service = _mapping(_mapping(s.get("resource")).get("attributes")).get("service.name")
+    return Span(
+        str(context.get("traceId", "")),
+        str(context.get("spanId", "")),
+        str(parent_id) if parent_id else None,
+        str(s.get("name", "")),
+        start,
+        end,
+        dict(_mapping(s.get("attributes"))),
+        str(service or ""),
+        str(status.get("message") or "error") if status.get("code") == 2 else None,
+    )
+
+
+def _iso(raw: Any, where: str) -> int:
+    """An ISO 8601 time (UTC unless it says otherwise) in nanoseconds since the epoch."""
+    try:
+        moment = datetime.fromisoformat(str(raw))
+    except ValueError as exc:
+        raise ImportError_(f"{where}: {raw!r} is not an ISO 8601 time") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) * 1000
+
+
+def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
+    """The observations of a Langfuse trace, as spans (see the module docstring)."""
+    trace = _mapping(doc.get("trace")) or doc
+    spans = []
+    for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
+        at = f"{where}observations[{i}]"
+        start = _iso(o.get("startTime"), f"{at}.startTime")
+        end = _iso(o.get("endTime") or o.get("startTime"), f"{at}.endTime")
+        meta = json_mapping(o.get("metadata"))
+        attrs = dict(_mapping(meta.get("attributes")))
+        attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
+        if usage := _mapping(o.get("usageDetails")):
+            attrs.setdefault("langfuse.observation.usage_details", usage)
+        service = _mapping(meta.get("resourceAttributes")).get("service.name")
+        parent = o.get("parentObservationId")
+        spans.append(
+            Span(
+                str(o.get("traceId") or trace.get("id") or ""),
+                str(o.get("id", "")),
+                str(parent) if parent else None,
+                str(o.get("name", "")),
+                start,
+                end,
+                attrs,
+                str(service or ""),
+                str(o.get("statusMessage") or "error") if o.get("level") == "ERROR" else None,
+            )
+        )
+    return spans
+
+
 def _document(doc: Any, where: str) -> list[Span]:
     """The spans of one decoded export, in any of the shapes in the module docstring."""
-    if isinstance(doc, list):  # Jaeger spans, as its UI and anonymizer write them
-        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(_objects(doc, where))]
+    if isinstance(doc, list):  # Jaeger spans as its UI writes them, or OpenTelemetry JS spans
+        items = _objects(doc, where)
+        if items and "spanContext" in items[0]:
+            return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
+        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
     if not isinstance(doc, dict):
         raise ImportError_(f"{where or 'the export'}: expected a JSON object")
     prefix = f"{where}." if where else ""
     if "resourceSpans" in doc:
         return _resource_spans(doc["resourceSpans"], f"{prefix}resourceSpans")
+    if "observations" in doc:  # Langfuse: before Tempo, whose v2 responses hold a "trace" too
+        return _langfuse(doc, prefix)
+    if isinstance(doc.get("result"), dict):  # Jaeger's API v3
+        return _document(doc["result"], f"{prefix}result")
     if "batches" in doc:  # Tempo
         return _resource_spans(doc["batches"], f"{prefix}batches")
     if isinstance(doc.get("trace"), dict):  # Tempo's v2 API
@@ -187,7 +288,7 @@ def _document(doc: Any, where: str) -> list[Span]:
         return spans
     raise ImportError_(
         f"{where or 'the export'}: expected OTLP JSON (resourceSpans), a Tempo response "
-        "(batches, trace) or a Jaeger response (data)"
+        "(batches, trace), a Jaeger response (data, result) or a Langfuse trace (observations)"
     )
 
 
