@@ -53,3 +53,16 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} must occur once in {path}"
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def pages_of(root: Path) -> dict[str, bytes]:
+    """The site of the corpus at ROOT without the copy of stats/ (its figures would be drawn
+    for data no other test shows): for tests of the pages themselves."""
+    from litcorpus.analysis.result import analyse
+    from litcorpus.model.corpus import load_corpus
+    from litcorpus.publish.site import site_files
+
+    result = analyse(load_corpus(root))
+    assert result.stats is not None, result.report.to_text()
+    result.stats.update(figures={}, tables=[])  # what building stats/ would have added
+    return dict(site_files(result, stats_files={}))

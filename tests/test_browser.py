@@ -230,13 +230,13 @@ PAGE = 100  # litcorpus.publish.listing.PAGE_SIZE
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     """A generated 250-entry corpus (three pages) and its site: (site folder, entry data)."""
-    from conftest import REPO
+    from conftest import REPO, pages_of
 
     root = tmp_path_factory.mktemp("big") / "corpus"
     gen = REPO / "tests" / "bench" / "gencorpus.py"
     subprocess.run([sys.executable, str(gen), "250", str(root)], check=True, timeout=120)
     corpus = load_corpus(root)
-    write_tree(root / "site", build_site(analyse(corpus)), "litcorpus", "site")
+    write_tree(root / "site", pages_of(root), "litcorpus", "site")
     return root / "site", [r.data for r in corpus.of("paper")]
 
 

@@ -15,7 +15,7 @@ from unittest.mock import ANY
 
 import pytest
 
-from conftest import REPO, make_mini_root
+from conftest import REPO, make_mini_root, pages_of
 from golden import assert_golden
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
@@ -44,7 +44,7 @@ def test_golden_html(mini_site: dict[str, bytes]) -> None:
 def test_golden_list_page(mini_root: Path) -> None:
     """The second page of a 106-entry list: the no-JavaScript pages and their pager."""
     grow(mini_root, 103)
-    page = build_site(analyse(load_corpus(mini_root)))["list/2.html"]
+    page = pages_of(mini_root)["list/2.html"]
     assert_golden("site-list", {"list/2.html": page})
 
 
@@ -86,7 +86,7 @@ def test_markup_in_data_is_escaped(mini_root: Path) -> None:
         'summary: "Trains', 'summary: "<script>alert(1)</script> & <b>Trains'
     )
     alpha.write_text(text)
-    page = build_site(analyse(load_corpus(mini_root)))["papers/alpha-rl.html"].decode()
+    page = pages_of(mini_root)["papers/alpha-rl.html"].decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;Trains" in page
 
@@ -186,7 +186,7 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
         copy = copy.replace("Alpha: Learning to Spawn Sub-Agents", f"Variant {i} on spawning")
         copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/alpha-copy{i:02d}.yaml").write_text(copy)
-    page = build_site(analyse(load_corpus(mini_root)))["papers/alpha-rl.html"].decode()
+    page = pages_of(mini_root)["papers/alpha-rl.html"].decode()
     item = next(li for li in page.split("<li>") if "spawn \u00d7 yes" in li)
     assert item.count('href="../papers/alpha-copy') == 12
     assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item
@@ -244,7 +244,7 @@ def page_keys(html: bytes) -> list[str]:
 def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path) -> None:
     grow(mini_root, 227)
     corpus = load_corpus(mini_root)
-    files = build_site(analyse(corpus))
+    files = pages_of(corpus.root)
     papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
     assert [p for p in files if p.startswith("list/")] == ["list/2.html", "list/3.html"]
     pages = [files["index.html"], files["list/2.html"], files["list/3.html"]]
@@ -269,7 +269,7 @@ def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path
 def test_entries_script_holds_every_entry_in_the_default_order(mini_root: Path) -> None:
     grow(mini_root, 120)
     corpus = load_corpus(mini_root)
-    files = build_site(analyse(corpus))
+    files = pages_of(corpus.root)
     data = entry_records(files)
     papers = sorted(corpus.of("paper"), key=lambda r: (-r.data["year"], r.data["key"]))
     assert [e[0] for e in data["entries"]] == [r.data["key"] for r in papers]
@@ -304,7 +304,7 @@ def test_list_page_size_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
     for n in (120, 400):
         root = make_mini_root(tmp_path / str(n))
         grow(root, n)
-        files = build_site(analyse(load_corpus(root)))
+        files = pages_of(root)
         assert len(page_keys(files["index.html"])) == PAGE_SIZE
         sizes.append(len(files["index.html"]))
     assert abs(sizes[1] - sizes[0]) < 2_000  # the pager and the counts, not the entries

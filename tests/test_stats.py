@@ -82,7 +82,7 @@ def test_gap_cells_are_typed(built: tuple[dict, dict[str, bytes]]) -> None:
 
 def test_filled_cell_declared_empty_is_unexpected(mini_root: Path) -> None:
     edit(mini_root / "papers/alpha-rl.yaml", "orchestration_form: swarm", "orchestration_form: NA")
-    stats, _ = stats_and_files(mini_root)
+    stats = analyse(load_corpus(mini_root)).stats  # the numbers only: no files, no figures
     topo = next(g for g in stats["gaps"] if g["id"] == "topology-credit-gap")
     cell = next(c for c in topo["cells"] if (c["row"], c["col"]) == ("NA", "orchestrator"))
     assert cell["state"] == "unexpected" and cell["keys"] == ["alpha-rl"]
@@ -97,7 +97,7 @@ def test_filled_state_above_threshold(mini_root: Path) -> None:
         copy = copy.replace("Alpha: Learning to Spawn", f"Copy {i} of a paper on how to spawn")
         copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/{key}.yaml").write_text(copy)
-    stats, _ = stats_and_files(mini_root)
+    stats = analyse(load_corpus(mini_root)).stats  # the numbers only: no files, no figures
     gap = next(g for g in stats["gaps"] if g["id"] == "orchestration-learning-gap")
     cell = next(c for c in gap["cells"] if (c["row"], c["col"]) == ("spawn", "yes"))
     assert (cell["count"], cell["state"]) == (4, "filled")

@@ -68,15 +68,32 @@ def _fail(command: str, exc: Exception) -> NoReturn:
 
 
 def _valid_result(
-    root: Path, progress: Progress | None = None, stats: bool = True, as_of: str | None = None
+    root: Path,
+    progress: Progress | None = None,
+    stats: bool = True,
+    as_of: str | None = None,
+    output: tuple[str, Path] | None = None,
 ) -> Any:
     """Load, check and analyse the corpus once (as it stood at AS_OF, when given); on errors
-    print them and exit 1 (nothing is written)."""
+    print them and exit 1 (nothing is written). OUTPUT, (command, folder), is checked first,
+    so that a refused folder costs no analysis."""
+    from safewrite.errors import OutputError
+    from safewrite.paths import check_dir_output
+
     from .analysis.result import analyse, analyse_as_of
     from .model.corpus import load_corpus
     from .model.releases import AsOfError
+    from .publish import outputs
 
     corpus = load_corpus(root, progress)
+    if output is not None:
+        command, folder = output
+        try:
+            check_dir_output(
+                folder, outputs.TOOL, command, outputs.keep(corpus), outputs.record_folders(corpus)
+            )
+        except OutputError as exc:
+            _fail(command, exc)
     if as_of is None:
         result = analyse(corpus, progress=progress, stats=stats)
     else:
@@ -130,8 +147,8 @@ def stats(root: Path | None, out: Path | None, check_only: bool, as_of: str | No
     if as_of is not None and out is None and not check_only:
         raise click.UsageError("--as-of writes a release's statistics: give --out DIR too")
     progress = terminal_progress()
-    result = _valid_result(root, progress, as_of=as_of)
     target = out or root / "stats"
+    result = _valid_result(root, progress, as_of=as_of, output=("stats", target))
     if check_only:
         changed = stale_stats(result, target)
         for rel in changed:
@@ -231,8 +248,8 @@ def site(root: Path | None, out: Path | None) -> None:
 
     root = resolve_root(root)
     progress = terminal_progress()
-    result = _valid_result(root, progress)
     target = out or root / "site"
+    result = _valid_result(root, progress, output=("site", target))
     try:
         total, written = write_site(result, target, progress)
     except OutputError as exc:

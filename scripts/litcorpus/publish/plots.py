@@ -412,23 +412,62 @@ def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) 
 FORMATS = ("svg", "png")
 
 
-def build_figures(specs: list[FigureSpec], cache: Path | None) -> dict[str, dict[str, bytes]]:
-    """Each figure's files, from CACHE where its key is already there, else drawn (and kept
-    in CACHE for the next run)."""
-    out = {}
-    for spec in specs:
+Figures = dict[str, dict[str, bytes]]  # name: {ext: bytes}
+Index = dict[str, dict[str, Any]]  # name: {"key", "sha256": {ext: digest}}, as stats.json has it
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _previous(folder: Path | None) -> tuple[Path | None, Index]:
+    """An earlier stats folder and the figure index its stats.json holds."""
+    if folder is None:
+        return None, {}
+    try:
+        index = json.loads((folder / "stats.json").read_text(encoding="utf-8")).get("figures")
+    except (OSError, ValueError, AttributeError):
+        return None, {}
+    return folder, index if isinstance(index, dict) else {}
+
+
+def _reuse(folder: Path, name: str, entry: Any, key: str) -> dict[str, bytes] | None:
+    """The figure NAME of an earlier stats folder, when it shows the same data (KEY) and its
+    files are as that build wrote them."""
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    try:
+        files = {ext: (folder / "figures" / f"{name}.{ext}").read_bytes() for ext in FORMATS}
+    except OSError:
+        return None
+    sums = entry.get("sha256") or {}
+    return files if all(sums.get(ext) == _digest(data) for ext, data in files.items()) else None
+
+
+def build_figures(
+    specs: list[FigureSpec], cache: Path | None, previous: Path | None = None
+) -> tuple[Figures, Index]:
+    """Each figure's files and the index stats.json keeps of them. A figure comes from the
+    earlier stats folder PREVIOUS, or else from CACHE, when its key is there (the same data,
+    drawing code and matplotlib), and is drawn otherwise (then kept in CACHE)."""
+    folder, earlier = _previous(previous)
+    out: Figures = {}
+    index: Index = {}
+    for spec in sorted(specs, key=lambda s: s.name):
         key = spec.key()
-        stored = {ext: cache / f"{key}.{ext}" for ext in FORMATS} if cache else {}
-        try:
-            out[spec.name] = {ext: path.read_bytes() for ext, path in stored.items()}
-            if len(out[spec.name]) == len(FORMATS):
-                continue
-        except OSError:
-            pass
-        out[spec.name] = _save(spec.draw(*spec.args))
-        if cache:
-            _keep(cache, key, out[spec.name])
-    return out
+        files = _reuse(folder, spec.name, earlier.get(spec.name), key) if folder else None
+        if files is None and cache:
+            try:
+                files = {ext: (cache / f"{key}.{ext}").read_bytes() for ext in FORMATS}
+            except OSError:
+                files = None
+        if files is None:
+            files = _save(spec.draw(*spec.args))
+            if cache:
+                _keep(cache, key, files)
+        out[spec.name] = files
+        index[spec.name] = {"key": key, "sha256": {e: _digest(d) for e, d in files.items()}}
+    return out, index
 
 
 def _keep(cache: Path, key: str, files: dict[str, bytes]) -> None:

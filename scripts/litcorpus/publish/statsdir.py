@@ -27,10 +27,13 @@ EXPORT_FILES = {
 }
 
 
-def build_stats_files(result: Result, figure_cache: Path | None = None) -> dict[str, bytes]:
-    """Every file of stats/ as {relative path: bytes}, from a result with statistics; figures
-    come from FIGURE_CACHE when their content is unchanged (see plots). Adds the index of
-    tables and figures to result.stats, as stats.json holds it."""
+def build_stats_files(
+    result: Result, figure_cache: Path | None = None, previous: Path | None = None
+) -> dict[str, bytes]:
+    """Every file of stats/ as {relative path: bytes}, from a result with statistics; a figure
+    whose content is unchanged comes from the earlier stats folder PREVIOUS or FIGURE_CACHE
+    (see plots). Adds the index of tables and figures to result.stats, as stats.json holds
+    it."""
     corpus, stats = result.corpus, result.stats
     if stats is None:
         raise ValueError("the result holds no statistics (is the corpus valid?)")
@@ -53,7 +56,9 @@ def build_stats_files(result: Result, figure_cache: Path | None = None) -> dict[
             }
         )
     reason_axis = views.prisma.get("reason_axis") if views.prisma else None
-    figures = build_figures(figure_specs(stats, tax, reason_axis), figure_cache)
+    figures, figure_index = build_figures(
+        figure_specs(stats, tax, reason_axis), figure_cache, previous
+    )
     for name, formats in figures.items():
         for ext, data in formats.items():
             files[f"figures/{name}.{ext}"] = data
@@ -65,7 +70,7 @@ def build_stats_files(result: Result, figure_cache: Path | None = None) -> dict[
     for fmt, name in EXPORT_FILES.items():
         files[f"exports/{name}"] = EXPORTERS[fmt](corpus).encode()
     stats["tables"] = index
-    stats["figures"] = sorted(figures)
+    stats["figures"] = figure_index
     files["stats.json"] = (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
     markdown = {t.id: render(t, version)["md"] for t in tables}
     readme = (
@@ -78,8 +83,10 @@ def build_stats_files(result: Result, figure_cache: Path | None = None) -> dict[
 
 
 def stats_files(result: Result) -> dict[str, bytes]:
-    """build_stats_files with the corpus's figure cache."""
-    return build_stats_files(result, outputs.cache_dir(result.corpus.root, "figures"))
+    """build_stats_files with the corpus's figure cache and its committed stats/ (a figure
+    that shows the same data is taken from there)."""
+    root = result.corpus.root
+    return build_stats_files(result, outputs.cache_dir(root, "figures"), root / "stats")
 
 
 def write_stats(
