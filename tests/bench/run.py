@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from loop import bench_loop, report  # noqa: E402
+
 REPO = HERE.parents[1]
 CACHE = REPO / ".cache" / "bench"
 BIN = Path(sys.executable).parent
@@ -215,6 +218,14 @@ def main() -> None:
         "--trace-formats", default="current,artifact", help="Trace formats to time, by name."
     )
     parser.add_argument("--no-peers", action="store_true", help="Skip yamllint and jsonschema.")
+    parser.add_argument("--loop-reps", type=int, default=7, help="0 skips the contributor loop.")
+    parser.add_argument(
+        "--peer",
+        type=Path,
+        default=os.environ.get("LITCORPUS_PEER"),
+        help="A clone (or bare git directory) of xxzcc/awesome-llm-mas-rl, whose statistics "
+        "script is the contributor loop's peer (default: $LITCORPUS_PEER).",
+    )
     parser.add_argument("--out", type=Path, default=CACHE / "results.json")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -224,12 +235,13 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "processor": platform.machine(),
     }
-    results: dict[str, Any] = {
-        "machine": machine,
-        "corpus": bench_corpus(
-            [int(s) for s in args.sizes.split(",") if s], args.reps, not args.no_peers
-        ),
-    }
+    results: dict[str, Any] = {"machine": machine}
+    if args.loop_reps:
+        results["loop"] = bench_loop(args.loop_reps, args.peer, CACHE)
+        print(report(results["loop"]), flush=True)
+    results["corpus"] = bench_corpus(
+        [int(s) for s in args.sizes.split(",") if s], args.reps, not args.no_peers
+    )
     if args.trace_events:
         results["traces"] = [
             bench_traces(args.trace_events, args.trace_reps, not args.no_peers, fmt)
@@ -260,6 +272,8 @@ def main() -> None:
                 f"jsonschema {t['jsonschema']['seconds']} s: {t['jsonschema_vs_validate']}x "
                 f"validate, {t['jsonschema_vs_validate_and_metrics']}x validate + metrics"
             )
+    if "loop" in results:
+        print(report(results["loop"]))
     print(f"results: {args.out}")
 
 
