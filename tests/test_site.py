@@ -34,6 +34,7 @@ PAGES = [
     "screening.html",
     "traces.html",
     "stats.html",
+    "changes.html",
 ]
 
 

@@ -13,7 +13,8 @@ entries.js sets `window.LITCORPUS_ENTRIES` to
 `{"id", "label", "values": [[id, section label, chip text, code or null, description],
 ...]}` (the taxonomy's values, then any other value the entries use), and each entry is
 `[key, title, url or null, year, byline, summary, [[label, href], ...], [[value index, ...]
-per axis]]`, in the default order.
+per axis], added (YYYY-MM-DD), 1 when new since the latest release else 0]`, in the default
+order; "releases" lists `[version, date]`, oldest first (the list filters on ?since=VERSION).
 """
 
 from __future__ import annotations
@@ -140,8 +141,8 @@ class Listing:
             )
         return out
 
-    def script(self, entries: list[dict[str, Any]]) -> bytes:
-        """assets/entries.js for ENTRIES, in the default order."""
+    def script(self, entries: list[dict[str, Any]], releases: list[list[str]]) -> bytes:
+        """assets/entries.js for ENTRIES, in the default order; RELEASES: [version, date]."""
         rows = []
         for e in entries:
             by_axis: list[list[int]] = [[] for _ in self.axes]
@@ -158,6 +159,8 @@ class Listing:
                     str(e["summary"]),
                     [list(link) for link in e["links"][1:]],
                     by_axis,
+                    e["added"],
+                    1 if e["new"] else 0,
                 ]
             )
         group = -1 if self.group is None else self.pos[self.group]
@@ -169,6 +172,7 @@ class Listing:
                 for axis, values in zip(self.axes, self.values, strict=True)
             ],
             "entries": rows,
+            "releases": releases,
         }
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return f"window.LITCORPUS_ENTRIES = {text};\n".encode()

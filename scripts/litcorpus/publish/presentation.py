@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ..model.releases import Release
 from ..model.taxonomy import Taxonomy
 
 T = TypeVar("T")
@@ -121,8 +122,10 @@ def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[
     return [(label, members) for label, members in sections if members]
 
 
-def entry_view(data: dict[str, Any], tax: Taxonomy) -> dict[str, Any]:
-    """What a template shows of an entry."""
+def entry_view(
+    data: dict[str, Any], tax: Taxonomy, since: Release | None = None
+) -> dict[str, Any]:
+    """What a template shows of an entry; it is new when added after the release SINCE."""
     tags = tags_of(data, tax)
     facets: dict[str, list[str]] = {}
     for t in tags:
@@ -139,6 +142,7 @@ def entry_view(data: dict[str, Any], tax: Taxonomy) -> dict[str, Any]:
         "summary": data.get("summary", ""),
         "notes": data.get("notes", ""),
         "added": str(data.get("added", "")),
+        "new": since is not None and str(data.get("added", "")) > since.date.isoformat(),
         "tags": tags,
         "links": links_of(data, tax),
         "facets": {a: " ".join(v) for a, v in facets.items()},

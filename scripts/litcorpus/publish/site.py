@@ -35,6 +35,7 @@ PAGES = [
     ("stats.html", "Statistics"),
     ("claims.html", "Claims"),
     ("screening.html", "Screening"),
+    ("changes.html", "Changes"),
     ("traces.html", "Traces"),
 ]
 SCHEMA = "traces/trace.schema.json"
@@ -70,7 +71,8 @@ def site_files(
     stats = result.stats
     assert stats is not None  # stats_files raised already otherwise
     records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
-    entries = [entry_view(r.data, tax) for r in records]
+    latest = corpus.releases.latest()
+    entries = [entry_view(r.data, tax, latest) for r in records]
     by_key = {e["key"]: e for e in entries}
     related: dict[str, list[dict[str, Any]]] = {e["key"]: [] for e in entries}
     for gap in stats["gaps"]:
@@ -110,7 +112,8 @@ def site_files(
             yield page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)
         else:
             yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
-    yield "assets/entries.js", listing.script(entries)
+    releases = [[r.version, r.date.isoformat()] for r in corpus.releases.items]
+    yield "assets/entries.js", listing.script(entries, releases)
     for done, e in enumerate(entries, start=1):
         if progress:
             progress("writing pages", done, len(entries))
@@ -137,6 +140,9 @@ def site_files(
     yield page("gaps.html", "gaps.html.j2", listed=MAX_LISTED)
     yield page("claims.html", "claims.html.j2")
     yield page("screening.html", "screening.html.j2", exclusions=exclusions)
+    added = [e for e in entries if e["new"]]
+    history = list(reversed(corpus.releases.items))
+    yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest)
     yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data

@@ -10,6 +10,7 @@
   // loaded on the first sign of use, or at once when the address asks for another view. Filters
   // and counts then run over every entry, and only the current page is in the DOM.
   const KEY = 0, TITLE = 1, HREF = 2, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
+  const ADDED = 8, NEW = 9;
   const SORTS = ["year", "year-asc", "title"];
   const PAGER_SPAN = 2;
 
@@ -68,6 +69,7 @@
     let typingTimer = null;
     let page = 1;
     let focusResults = false;
+    let since = "";  // ?since=VERSION: only the entries added after that release
 
     function loadScript(src, done, failed) {
       const s = document.createElement("script");
@@ -124,6 +126,7 @@
         q: params.get("q") || "",
         sort: params.get("sort") || "year",
         page: Math.max(1, parseInt(params.get("page"), 10) || 1),
+        since: params.get("since") || "",
         facets: {}
       };
       axes.forEach((a) => { state.facets[a] = params.getAll(a); });
@@ -131,7 +134,7 @@
     }
 
     function formState() {
-      const state = { q: q.value.trim(), sort: sort.value, page: page, facets: {} };
+      const state = { q: q.value.trim(), sort: sort.value, page: page, since: since, facets: {} };
       axes.forEach((a) => {
         state.facets[a] = Array.from(form.querySelectorAll('input[name="' + a + '"]'))
           .filter((i) => i.checked).map((i) => i.value);
@@ -140,12 +143,13 @@
     }
 
     function isDefault(state) {
-      return !state.q && state.sort === "year" && state.page === 1 &&
+      return !state.q && state.sort === "year" && state.page === 1 && !state.since &&
         axes.every((a) => !state.facets[a].length);
     }
 
     function applyToForm(state) {
       q.value = state.q;
+      since = state.since || "";
       sort.value = SORTS.indexOf(state.sort) >= 0 ? state.sort : "year";
       axes.forEach((a) => {
         form.querySelectorAll('input[name="' + a + '"]').forEach((i) => {
@@ -162,6 +166,7 @@
       axes.forEach((a) => { state.facets[a].forEach((v) => { params.append(a, v); }); });
       if (state.q) { params.set("q", state.q); }
       if (state.sort !== "year") { params.set("sort", state.sort); }
+      if (state.since) { params.set("since", state.since); }
       if (state.page > 1) { params.set("page", String(state.page)); }
       const s = params.toString();
       return s ? "?" + s : here();
@@ -183,8 +188,10 @@
       const counts = data.axes.map((axis) => new Int32Array(axis.values.length));
       const matched = new Uint8Array(entries.length);
       const text = terms.length && index ? index : null;
+      const release = state.since ? data.releases.find((r) => r[0] === state.since) : null;
       for (let i = 0; i < entries.length; i += 1) {
         const e = entries[i];
+        if (state.since && (!release || !(e[ADDED] > release[1]))) { continue; }
         if (text) {
           const hay = text[e[KEY]] || "";
           if (!terms.every((t) => hay.indexOf(t) >= 0)) { continue; }
@@ -231,6 +238,12 @@
       const h3 = li.appendChild(el("h3"));
       if (e[HREF]) { h3.appendChild(el("a", { href: e[HREF] }, e[TITLE])); }
       else { h3.textContent = e[TITLE]; }
+      if (e[NEW]) {
+        h3.appendChild(document.createTextNode(" "));
+        h3.appendChild(el("span", {
+          "class": "new", title: "Added on " + e[ADDED] + ", after the latest release"
+        }, "new"));
+      }
       const meta = li.appendChild(el("p", { "class": "meta" }, e[BYLINE] + " \u00b7 "));
       meta.appendChild(el("a", { href: "papers/" + e[KEY] + ".html" }, "details"));
       e[LINKS].forEach((link) => {
@@ -345,7 +358,13 @@
       renderPager(state, pages);
       none.hidden = shown.length !== 0;
       const pending = terms.length && !index ? " Loading search index..." : "";
-      status.textContent = statusText({
+      let sinceText = "";
+      if (state.since) {
+        sinceText = data.releases.some((r) => r[0] === state.since)
+          ? "Added since release " + state.since + ". "
+          : "There is no release " + state.since + ": no entry is shown. ";
+      }
+      status.textContent = sinceText + statusText({
         first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
         total: data.entries.length, pages: pages
       }) + pending;
@@ -376,7 +395,7 @@
     });
     form.addEventListener("reset", (ev) => {
       ev.preventDefault();
-      applyToForm({ q: "", sort: "year", facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
+      applyToForm({ q: "", sort: "year", since: "", facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
       update(true);
     });
     pager.addEventListener("click", (ev) => {

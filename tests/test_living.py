@@ -1,0 +1,267 @@
+"""A living corpus: papers added after the survey's snapshot leave its claims, its screening
+flow and its statistics as they were; releases record what changed; the site shows it.
+
+Runs on a copy of the shipped corpus (its files only), as a contributor's clone would."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO
+from litcorpus.analysis.result import analyse
+from litcorpus.model.corpus import load_corpus
+
+GOOD_BIB = REPO / "tests" / "fixtures" / "bibtex" / "good.bib"
+CORPUS_FILES = ["taxonomy.yaml", "claims.yaml", "releases.yaml", "README.md", "CITATION.cff",
+                "CHANGELOG.md"]  # fmt: skip
+CORPUS_FOLDERS = ["papers", "exclusions", "reviews", "traces", "stats"]
+# What a contributor fills in after `add` scaffolds an entry (a benchmark, the lightest tags).
+TAGS = {
+    "category": "benchmark",
+    "is_rl": '"no"',
+    "reward_type": "NA",
+    "credit_granularity": "NA",
+    "orchestration_form": "NA",
+    "scenario": "general",
+    "is_core": "supporting",
+    "verified": "partial",
+    "benchmark_measures": "[E1]",
+}
+
+
+def litcorpus(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "litcorpus", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    root = tmp_path / "clone"
+    root.mkdir()
+    for name in CORPUS_FILES:
+        shutil.copy2(REPO / name, root / name)
+    for folder in CORPUS_FOLDERS:
+        shutil.copytree(REPO / folder, root / folder)
+    return root
+
+
+def fill(path: Path) -> None:
+    """Answer every question the scaffold leaves, as a contributor does."""
+    text = path.read_text(encoding="utf-8")
+    for axis, value in TAGS.items():
+        text = re.sub(rf"^{axis}:.*$", f"{axis}: {value}", text, flags=re.MULTILINE)
+    text = re.sub(r"^year:.*$", "year: 2026", text, flags=re.MULTILINE)
+    text = re.sub(r"^venue:.*$", "venue: arXiv", text, flags=re.MULTILINE)
+    text = re.sub(r"^affiliation:.*$", "affiliation: unknown", text, flags=re.MULTILINE)
+    text = re.sub(r"^url:  #.*$", "url: https://example.org/paper", text, flags=re.MULTILINE)
+    text = re.sub(r"^summary:.*$", 'summary: "A benchmark of agent teams."', text,
+                  flags=re.MULTILINE)  # fmt: skip
+    text = re.sub(r"^notes:.*$", 'notes: "Added in a test."', text, flags=re.MULTILINE)
+    text = re.sub(r"^(orchestration_decisions|orchestration_designed|benchmark_measures_partial)"
+                  r": \[\]\n", "", text, flags=re.MULTILINE)  # fmt: skip
+    path.write_text(text, encoding="utf-8")
+
+
+def add_three(root: Path) -> list[Path]:
+    run = litcorpus("add", "--root", str(root), "--bibtex", str(GOOD_BIB))
+    assert run.returncode == 0, run.stderr
+    return [root / line.split(" ", 1)[1] for line in run.stdout.splitlines() if "wrote" in line]
+
+
+def test_three_new_papers_leave_the_snapshot_alone(clone: Path) -> None:
+    claims_before = (clone / "claims.yaml").read_bytes()
+    added = add_three(clone)
+    assert len(added) == 3
+    report = json.loads(litcorpus("check", "--root", str(clone), "--format", "json").stdout)
+    assert {p["path"] for p in report["problems"]} == {
+        p.relative_to(clone).as_posix() for p in added
+    }, "problems only in the three new files, none in claims.yaml"
+    for path in added:
+        fill(path)
+    run = litcorpus("check", "--root", str(clone), "--strict")
+    assert run.returncode == 0, run.stdout
+    assert (clone / "claims.yaml").read_bytes() == claims_before
+    claims = json.loads(litcorpus("claims", "--root", str(clone), "--format", "json").stdout)
+    retained = next(c for c in claims if c["id"] == "retained-count")
+    assert (retained["held"], retained["actual"], retained["now"]["actual"]) == (
+        True,
+        "84 entries",
+        "87 entries",
+    )
+
+
+def numbers(stats: dict[str, Any]) -> dict[str, Any]:
+    """What a release's statistics must reproduce: counts, cross-tabs, gap cells, claims,
+    the flow."""
+    return {
+        "corpus": {k: v for k, v in stats["corpus"].items() if k != "hash"},
+        "counts": stats["counts"],
+        "crosstabs": stats["crosstabs"],
+        "gaps": stats["gaps"],
+        "claims": [(c["id"], c["held"], c["actual"]) for c in stats["claims"]],
+        "prisma": stats["prisma"],
+        "scale": stats["scale"],
+        "trend": stats["trend"],
+    }
+
+
+def test_stats_as_of_the_snapshot_reproduce_the_committed_numbers(clone: Path) -> None:
+    committed = json.loads((REPO / "stats" / "stats.json").read_text())
+    for path in add_three(clone):
+        fill(path)
+    out = clone.parent / "as-of"
+    run = litcorpus("stats", "--root", str(clone), "--as-of", "2026.05", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    release = json.loads((out / "stats.json").read_text())
+    assert release["version"] == "2026.05" and release["as_of"] == "2026-05-04"
+    assert numbers(release) == numbers(committed)
+    assert litcorpus("stats", "--root", str(clone), "--out", str(out)).returncode == 0
+    live = json.loads((out / "stats.json").read_text())
+    assert live["corpus"]["retained"] == 87 and live["version"] == "2026.05+3"
+    update = live["prisma_update"]
+    assert (update["previous"]["studies"], update["new_studies"], update["total_studies"]) == (
+        84,
+        3,
+        87,
+    )
+    assert update["other"]["included"] == 3  # none names a logged search
+    template = (out / "prisma2020.csv").read_text().splitlines()
+    rows = {line.split(",")[0]: line.rsplit(",", 1)[1] for line in template[1:]}
+    assert (rows["previous_studies"], rows["new_studies"], rows["total_studies"]) == (
+        "84",
+        "3",
+        "87",
+    )
+
+
+@pytest.mark.parametrize(
+    ("as_of", "says"),
+    [("2031.01", "neither a release nor a date"), ("1999-01-01", "before the first record")],
+)
+def test_as_of_that_names_nothing_is_refused(clone: Path, as_of: str, says: str) -> None:
+    out = clone.parent / "as-of"
+    run = litcorpus("stats", "--root", str(clone), "--as-of", as_of, "--out", str(out))
+    assert run.returncode == 1 and "bad-as-of" in run.stderr and says in run.stderr
+    assert "Traceback" not in run.stderr and not out.exists()
+
+
+def test_searches_are_logged_and_counted(clone: Path) -> None:
+    added = add_three(clone)
+    for path in added:
+        fill(path)
+    today = dt.date.today().isoformat()
+    (clone / "searches.yaml").write_text(
+        "searches:\n"
+        f"  - {{id: S001, source: arxiv, query: 'multi-agent RL', date_run: '{today}', "
+        "records_found: 4, duplicates: 2}\n",
+        encoding="utf-8",
+    )
+    for path in added[:2]:
+        path.write_text(path.read_text() + "search: S001\n")
+    result = analyse(load_corpus(clone))
+    assert result.report.ok, result.report.to_text()
+    update = result.update
+    assert update is not None
+    s, o = update["searches"], update["other"]
+    assert (s["identified"], s["duplicates"], s["included"], o["identified"]) == (4, 2, 2, 1)
+    added[1].write_text(added[1].read_text().replace("search: S001\n", ""))
+    problems = analyse(load_corpus(clone), stats=False).report.problems
+    assert [p.code for p in problems] == ["search-mismatch"]
+    assert "2 of them duplicates, so 2 were screened; 1 records name it" in problems[0].message
+
+
+def test_release_records_what_changed(clone: Path) -> None:
+    for path in add_three(clone):
+        fill(path)
+    before = {n: (clone / n).read_bytes() for n in ("releases.yaml", "CHANGELOG.md")}
+    run = litcorpus("release", "--root", str(clone), "2026.12", "--title", "First update")
+    assert run.returncode == 0, run.stderr
+    releases = yaml.safe_load((clone / "releases.yaml").read_text())["releases"]
+    assert [r["version"] for r in releases] == ["2026.05", "2026.12"]
+    added = releases[1]["changes"]["added"]
+    assert sorted(added) == [
+        "paper:okkey2026",
+        "paper:sparse",
+        "paper:weiss2025magrpo",
+    ]  # the copy has no git history: what changed is read from the records' dates
+    assert releases[1]["changes"]["retags_unknown"] is True
+    changelog = (clone / "CHANGELOG.md").read_text()
+    assert changelog.index("## 2026.12") < changelog.index("## 2026.05")
+    assert "- `paper:sparse`" in changelog
+    citation = yaml.safe_load((clone / "CITATION.cff").read_text())
+    assert (citation["version"], citation["date-released"]) == (
+        "2026.12",
+        dt.date.today().isoformat(),
+    )
+    for name, old in before.items():
+        assert (clone / name).read_bytes() != old
+    # the release's statistics can be reproduced by its name
+    out = clone.parent / "r"
+    assert (
+        litcorpus("stats", "--root", str(clone), "--as-of", "2026.12", "--out", str(out)).returncode
+        == 0
+    )
+    assert json.loads((out / "stats.json").read_text())["corpus"]["retained"] == 87
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["2026.05"], "exists already"),
+        (["2026.04"], "not newer than 2026.05"),
+        (["2026.12", "--date", "2999-01-01"], "is not a release date"),
+        (["next"], "is not a release version"),
+    ],
+)
+def test_a_release_that_cannot_be_made_writes_nothing(
+    clone: Path, args: list[str], says: str
+) -> None:
+    before = {
+        n: (clone / n).read_bytes() for n in ("releases.yaml", "CHANGELOG.md", "CITATION.cff")
+    }
+    run = litcorpus("release", "--root", str(clone), *args)
+    assert run.returncode == 1 and "release-refused" in run.stderr and says in run.stderr
+    assert {n: (clone / n).read_bytes() for n in before} == before
+
+
+def test_a_release_of_a_corpus_with_problems_is_refused(clone: Path) -> None:
+    add_three(clone)  # scaffolds, not yet filled in
+    run = litcorpus("release", "--root", str(clone), "2026.12")
+    assert run.returncode == 1 and "problem(s); nothing was written" in run.stderr
+    assert "2026.12" not in (clone / "releases.yaml").read_text()
+
+
+def test_future_added_date_is_refused(clone: Path) -> None:
+    path = clone / "papers" / "c3.yaml"
+    path.write_text(path.read_text().replace("added: '2026-05-04'", "added: '2999-01-01'"))
+    report = json.loads(litcorpus("check", "--root", str(clone), "--format", "json").stdout)
+    found = [(p["path"], p["code"], p["field"]) for p in report["problems"]]
+    assert ("papers/c3.yaml", "bad-date", "added") in found
+    # dated in the future, it is in no release: the snapshot's declared flow says so too
+    assert {code for _, code, _ in found} == {"bad-date", "prisma-mismatch"}
+
+
+def test_the_site_marks_what_is_new_and_lists_the_changes(clone: Path) -> None:
+    for path in add_three(clone):
+        fill(path)
+    out = clone.parent / "site"
+    assert litcorpus("site", "--root", str(clone), "--out", str(out)).returncode == 0
+    changes = (out / "changes.html").read_text()
+    assert 'href="index.html?since=2026.05"' in changes and "3 entries added since" in changes
+    assert 'papers/okkey2026.html">Counting Messages in Agent Teams</a>' in changes
+    page = (out / "papers" / "okkey2026.html").read_text()
+    assert '<span class="new"' in page
+    assert '<span class="new"' not in (out / "papers" / "c3.html").read_text()
+    entries = (out / "assets" / "entries.js").read_text()
+    assert '"releases":[["2026.05","2026-05-04"]]' in entries
