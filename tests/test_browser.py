@@ -285,6 +285,26 @@ def test_list_pages_through_the_url_and_history(
     assert page.text_content("#status") == "Showing 201\u2013250 of all 250 entries."
 
 
+def test_since_a_release_shows_only_what_was_added_after_it(
+    big: tuple[Path, list[dict[str, Any]]], page: Page
+) -> None:
+    """?since=2026.05: the synthetic entries (added after the snapshot), each marked new."""
+    site, entries = big
+    later = sorted(d["key"] for d in entries if str(d["added"]) > "2026-05-04")
+    page.goto((site / "index.html").as_uri() + "?since=2026.05")
+    status_is(page, f"Added since release 2026.05. Showing 1\u2013100 of {len(later)} matching "
+                    "entries.")  # fmt: skip
+    shown = entry_keys(page)
+    assert set(shown) <= set(later) and len(shown) == PAGE
+    assert page.locator("li.entry h3 span.new").count() == PAGE
+    page.click('#pager a[aria-label="Page 2"]')
+    status_is(page, f"Added since release 2026.05. Showing 101\u2013{len(later)} of "
+                    f"{len(later)} matching entries.")  # fmt: skip
+    assert "since=2026.05" in page.url and "page=2" in page.url
+    page.goto((site / "index.html").as_uri() + "?since=1999.01")
+    status_is(page, "There is no release 1999.01: no entry is shown. Showing 0 of 250 entries.")
+
+
 def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
     big: tuple[Path, list[dict[str, Any]]], page: Page
 ) -> None:
@@ -310,7 +330,7 @@ def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
     assert "page=2" in page.url
     page.select_option("#sort", "title")
     status_is(page, f"Showing 1\u2013100 of {len(methods)} matching entries.")
-    titles = page.eval_on_selector_all("li.entry h3", "hs => hs.map(h => h.textContent)")
+    titles = page.eval_on_selector_all("li.entry h3 > a", "hs => hs.map(h => h.textContent)")
     by_title = "ts => { const c = new Intl.Collator(); return ts.map(t => [t.toLowerCase(), t])"
     by_title += ".sort((a, b) => c.compare(a[0], b[0])).map(p => p[1]); }"
     assert titles == page.evaluate(by_title, [d["title"] for d in methods])[:PAGE]

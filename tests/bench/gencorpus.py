@@ -34,7 +34,7 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    for name in ("taxonomy.yaml",):
+    for name in ("taxonomy.yaml", "claims.yaml", "releases.yaml"):
         shutil.copy(REPO / name, out / name)
     for folder in ("papers", "exclusions", "reviews", "traces"):
         shutil.copytree(REPO / folder, out / folder)
