@@ -7,6 +7,7 @@ import datetime as dt
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -365,3 +366,14 @@ def test_repository_conventions_exist() -> None:
         "--format markdown",
     ):
         assert step in workflow
+
+
+def test_contributing_lists_every_problem_code_with_its_severity() -> None:
+    from litcorpus.model.problems import CODES, WARNINGS
+
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (error|warning) \| (.+) \|$", text, re.MULTILINE)
+    assert rows == [
+        (code, "warning" if code in WARNINGS else "error", meaning)
+        for code, meaning in CODES.items()
+    ]

@@ -278,6 +278,62 @@ def prisma_flow(p: dict[str, Any], reasons: dict[str, str]) -> Figure:
     return fig
 
 
+def _box(ax: Any, x: float, y: float, w: float, text: str, tone: str = "flow") -> None:
+    from matplotlib.patches import FancyBboxPatch
+
+    face, edge = ("#E8F1F8", OKABE_ITO[0]) if tone == "flow" else ("#FBEDE3", EMPTY)
+    if tone == "previous":
+        face, edge = "#EEEEEE", "#555555"
+    ax.add_patch(
+        FancyBboxPatch((x, y), w, 0.8, boxstyle="round,pad=0.02", facecolor=face, edgecolor=edge)
+    )
+    ax.text(x + w / 2, y + 0.4, text, ha="center", va="center", fontsize=7.5)
+
+
+def _arrow(ax: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": "#333333"})
+
+
+def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
+    """The PRISMA 2020 flow of an update: the previous release's studies, the records found
+    since by logged searches and by other methods, and the total."""
+    _setup()
+    import matplotlib.pyplot as plt
+
+    s, o = u["searches"], u["other"]
+    s_excluded = sum(st["excluded"] for st in s["stages"][1:])
+    o_excluded = sum(st["excluded"] for st in o["stages"])
+    fig, ax = plt.subplots(figsize=(9, 4.6))
+    ax.set_xlim(0, 12)
+    ax.set_ylim(0, 5.6)
+    ax.axis("off")
+    previous = f"Studies included in\nrelease {u['previous']['version']}\nn = "
+    _box(ax, 0.2, 4.4, 3.3, previous + str(u["previous"]["studies"]), "previous")
+    _box(ax, 4.1, 4.4, 3.6, f"Records from logged searches\nn = {s['identified']}")
+    _box(ax, 8.3, 4.4, 3.5, f"Records found otherwise\nn = {o['identified']}")
+    removed = s["duplicates"] + s["stages"][0]["excluded"]
+    _box(ax, 4.1, 3.0, 3.6, f"Duplicates removed: {removed}\nscreened: "
+         f"{s['stages'][1]['assessed']}", "excluded")  # fmt: skip
+    listed = "; ".join(f"{reasons.get(r, r)} {k}" for st in s["stages"][1:]
+                       for r, k in st["reasons"].items())  # fmt: skip
+    _box(ax, 4.1, 1.6, 3.6, f"Excluded: {s_excluded}\n{listed or 'none'}"[:90], "excluded")
+    _box(ax, 8.3, 1.6, 3.5, f"Excluded: {o_excluded}", "excluded")
+    new = f"New studies included\nn = {u['new_studies']} ({s['included']} + {o['included']})"
+    _box(ax, 6.0, 0.2, 3.8, new)
+    _box(ax, 0.2, 0.2, 3.3, f"Total studies included\nn = {u['total_studies']}")
+    for start, end in (
+        ((5.9, 4.4), (5.9, 3.85)),
+        ((5.9, 3.0), (5.9, 2.45)),
+        ((5.9, 1.6), (7.0, 1.05)),
+        ((10.05, 4.4), (10.05, 2.45)),
+        ((10.05, 1.6), (8.8, 1.05)),
+        ((1.85, 4.4), (1.85, 1.05)),
+        ((6.0, 0.6), (3.55, 0.6)),
+    ):
+        _arrow(ax, start, end)
+    return fig
+
+
 def scale_gap(scale: dict[str, Any]) -> Figure:
     _setup()
     import matplotlib.pyplot as plt
@@ -331,6 +387,7 @@ def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
         {
             "trend": "Entries per year, by category",
             "prisma": "Screening flow",
+            "prisma-update": "Screening flow since the previous release (PRISMA 2020 update)",
             "scale-gap": "Reported team scale, industrial against academic (log scale)",
         }
     )
@@ -404,6 +461,9 @@ def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) 
                            _labels(tax, reason_axis, list(tax.axes[reason_axis].by_id)),
                            strict=True))  # fmt: skip
         specs.append(FigureSpec("prisma", prisma_flow, (stats["prisma"], reasons)))
+        if stats.get("prisma_update"):
+            update = stats["prisma_update"]
+            specs.append(FigureSpec("prisma-update", prisma_update, (update, reasons)))
     if stats["scale"]["regimes"] and stats["scale"]["fields"]:
         specs.append(FigureSpec("scale-gap", scale_gap, (stats["scale"],)))
     return specs

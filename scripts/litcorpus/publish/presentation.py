@@ -122,9 +122,7 @@ def grouped(tax: Taxonomy, items: list[tuple[dict[str, Any], T]]) -> list[tuple[
     return [(label, members) for label, members in sections if members]
 
 
-def entry_view(
-    data: dict[str, Any], tax: Taxonomy, since: Release | None = None
-) -> dict[str, Any]:
+def entry_view(data: dict[str, Any], tax: Taxonomy, since: Release | None = None) -> dict[str, Any]:
     """What a template shows of an entry; it is new when added after the release SINCE."""
     tags = tags_of(data, tax)
     facets: dict[str, list[str]] = {}
