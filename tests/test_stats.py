@@ -15,7 +15,6 @@ import pytest
 
 from conftest import REPO, edit, make_mini_root
 from golden import assert_golden
-from litcorpus.analysis.agreement import cohen_kappa
 from litcorpus.analysis.claims import Claim, evaluate_one
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
@@ -180,14 +179,6 @@ def test_stats_refuses_a_flow_that_does_not_add_up(mini_root: Path) -> None:
     assert not (mini_root / "stats").exists()
 
 
-def test_kappa_hand_computed() -> None:
-    # 50 items: yes/yes 20, yes/no 5, no/yes 10, no/no 15 -> po 0.7, pe 0.5, kappa 0.4
-    pairs = [("y", "y")] * 20 + [("y", "n")] * 5 + [("n", "y")] * 10 + [("n", "n")] * 15
-    assert cohen_kappa(pairs) == pytest.approx(0.4)
-    assert cohen_kappa([("a", "a")] * 4) == 1.0
-    assert cohen_kappa([]) is None
-
-
 def test_agreement_command(mini_root: Path) -> None:
     result = run(
         "agreement",
@@ -199,14 +190,17 @@ def test_agreement_command(mini_root: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     axes = {a["axis"]: a for a in json.loads(result.stdout)["axes"]}
-    assert axes["is_rl"]["kappa"] == pytest.approx(0.5)  # (2/3 - 1/3) / (1 - 1/3)
-    assert axes["credit_granularity"]["kappa"] == pytest.approx(0.4)  # (6/9 - 4/9) / (5/9)
+    # the fixture's second reader: gamma-survey is_rl no (the corpus: partial), alpha-rl credit
+    # agent (the corpus: orchestrator); the rest agree
+    assert (axes["is_rl"]["agreed"], axes["is_rl"]["n"]) == (2, 3)
+    assert axes["is_rl"]["agreement"] == pytest.approx(0.6667)
     assert axes["category"]["agreement"] == 1.0
+    assert "kappa" not in result.stdout
     assert axes["credit_granularity"]["disagreements"] == [
         {"key": "alpha-rl", "corpus": "orchestrator", "second_reader": "agent"}
     ]
     text = run("agreement", "--root", str(mini_root), str(mini_root / "reviews/second-reader.csv"))
-    assert "is_rl" in text.stdout and "0.500" in text.stdout
+    assert "in percent" in text.stdout and "is_rl" in text.stdout and "66.7" in text.stdout
 
 
 def test_figures_are_valid_svg_and_png(built: tuple[dict, dict[str, bytes]]) -> None:

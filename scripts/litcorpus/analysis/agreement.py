@@ -1,8 +1,10 @@
-"""Inter-rater agreement between the corpus's tags and a second reader's.
+"""Agreement between the corpus's tags and a second reader's.
 
 Reads a CSV with a `key` column and `ann_<axis>` columns (the second reader's tag for each
-axis, as in the survey's spot-check file); compares them with the corpus per axis: raw
-agreement, Cohen's kappa and the list of disagreements.
+axis, as in the survey's spot-check file); compares them with the corpus per axis: how many
+entries agree, in percent, and the list of disagreements. The survey's second reader saw the
+first reader's tags, so the check is an adjudication, not an independent rating: no
+chance-corrected statistic (Cohen's kappa, Krippendorff's alpha) is computed from it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import stat
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +20,6 @@ from ..model.problems import Problem
 
 PREFIX = "ann_"
 MAX_BYTES = 4 << 20  # one short row per entry: far more than any second reader's file
-
-
-def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
-    """Cohen's kappa for two raters' labels; None when chance agreement is total and the
-    raters still disagree (kappa is undefined there)."""
-    n = len(pairs)
-    if n == 0:
-        return None
-    observed = sum(a == b for a, b in pairs) / n
-    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    chance = sum(first[c] * second[c] for c in first) / (n * n)
-    if chance == 1:
-        return 1.0 if observed == 1 else None
-    return (observed - chance) / (1 - chance)
 
 
 def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
@@ -83,15 +70,13 @@ def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[P
     result["n"] = len(known)
     for axis in rated:
         pairs = [(str(papers[row["key"]].get(axis)), row[PREFIX + axis]) for row in known]
-        kappa = cohen_kappa(pairs)
+        agreed = sum(a == b for a, b in pairs)
         result["axes"].append(
             {
                 "axis": axis,
                 "n": len(pairs),
-                "agreement": round(sum(a == b for a, b in pairs) / len(pairs), 4)
-                if pairs
-                else None,
-                "kappa": None if kappa is None else round(kappa, 4),
+                "agreed": agreed,
+                "agreement": round(agreed / len(pairs), 4) if pairs else None,
                 "disagreements": [
                     {"key": row["key"], "corpus": a, "second_reader": b}
                     for row, (a, b) in zip(known, pairs, strict=True)
@@ -103,11 +88,11 @@ def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[P
 
 
 def agreement_text(result: dict[str, Any]) -> str:
-    lines = [f"Agreement with {result['file']} ({result['n']} entries)", ""]
-    lines.append(f"{'axis':<22} {'n':>4} {'agreement':>10} {'kappa':>7}")
+    lines = [f"Agreement with {result['file']} ({result['n']} entries), in percent", ""]
+    lines.append(f"{'axis':<26} {'entries':>7} {'agreed':>7} {'percent':>8}")
     for a in result["axes"]:
-        kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
-        lines.append(f"{a['axis']:<22} {a['n']:>4} {a['agreement']:>10.3f} {kappa:>7}")
+        percent = "n/a" if a["agreement"] is None else f"{100 * a['agreement']:.1f}"
+        lines.append(f"{a['axis']:<26} {a['n']:>7} {a['agreed']:>7} {percent:>8}")
     for a in result["axes"]:
         for d in a["disagreements"]:
             lines.append(

@@ -64,6 +64,8 @@ def analyse(
     if views.agreement_file:
         agreed, problems = agreement(corpus, corpus.root / views.agreement_file)
         report.extend(problems)
+        if agreed is not None:
+            agreed["method"] = views.agreement_method
     day = corpus.as_of_day or dt.date.max
     included = [r for r in corpus.releases.items if r.date <= day]
     release = included[-1] if included else None

@@ -53,6 +53,7 @@ class Views:
     trend: tuple[str, str] | None = None
     prisma: dict[str, str] = field(default_factory=dict)
     agreement_file: str | None = None
+    agreement_method: str = ""  # how the second reader's check was done, for its caption
     readme_tags: list[str] = field(default_factory=list)
     group_by: str | None = None
 
@@ -170,4 +171,5 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
     agreement = raw.get("agreement")
     if isinstance(agreement, dict) and agreement.get("file"):
         views.agreement_file = str(agreement["file"])
+        views.agreement_method = str(agreement.get("method") or "")
     return views, problems

@@ -208,12 +208,19 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
         tables.append(
             Table(
                 "agreement",
-                f"Agreement with a second reader ({ag['n']} entries)",
-                ["axis", "n", "agreement", "kappa", "disagreements"],
+                f"Second-reader check on {ag['n']} entries, in percent agreement",
+                ["axis", "entries", "agreed", "agreement (%)", "disagreements"],
                 [
-                    [a["axis"], a["n"], a["agreement"], a["kappa"], len(a["disagreements"])]
+                    [
+                        tax.axes[a["axis"]].label if a["axis"] in tax.axes else a["axis"],
+                        a["n"],
+                        a["agreed"],
+                        None if a["agreement"] is None else round(100 * a["agreement"], 1),
+                        len(a["disagreements"]),
+                    ]
                     for a in ag["axes"]
                 ],
+                ag.get("method", ""),
             )
         )
     return tables
