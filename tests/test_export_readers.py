@@ -1,7 +1,8 @@
 """Exports read back by the programs that read them, on hostile text: pybtex and biber for
-BibTeX (exactly one entry per paper, every key kept), Python's csv (every cell back, formulas
-neutralised), markdown-it-py for the README list and stats/README.md (one link per entry, no
-HTML, no heading), and the LaTeX tables (no special character left unescaped).
+BibTeX (exactly one entry per paper, every key kept), pandoc's citeproc for CSL-JSON and
+BibTeX alike (a truncated author list reads "et al." in both), Python's csv (every cell back,
+formulas neutralised), markdown-it-py for the README list and stats/README.md (one link per
+entry, no HTML, no heading), and the LaTeX tables (no special character left unescaped).
 
 Records here are fuzzed past what `check` accepts, so the exporters are safe on their own.
 """
@@ -22,11 +23,11 @@ from markdown_it import MarkdownIt
 from pybtex.database import parse_string
 
 from conftest import REPO
-from litcorpus.model.corpus import Corpus, Record
+from litcorpus.model.corpus import Corpus, Record, load_corpus
 from litcorpus.model.taxonomy import load_taxonomy
 from litcorpus.model.yamlio import Document
 from litcorpus.publish.escape import csv_cell, latex_text, md_url
-from litcorpus.publish.export import to_bibtex, to_csv
+from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv
 from litcorpus.publish.readme import item
 from litcorpus.publish.tables import Table, render
 from litcorpus.publish.templating import environment
@@ -103,6 +104,41 @@ def records(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def citeproc(bibliography: Path) -> str:
+    """The bibliography pandoc's citeproc renders from BIBLIOGRAPHY, every entry cited."""
+    pandoc = shutil.which("pandoc")
+    assert pandoc, "install Debian's pandoc (.ci/run does)"
+    doc = bibliography.with_name("cite-all.md")
+    doc.write_text('---\nnocite: "@*"\n---\n', encoding="utf-8")
+    run = subprocess.run(
+        [pandoc, str(doc), "--citeproc", "--bibliography", str(bibliography), "-t", "plain"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    return run.stdout
+
+
+def test_truncated_author_lists_read_et_al_from_csl_json_as_from_bibtex(tmp_path: Path) -> None:
+    one = [{"key": "halo", "title": "HALO", "authors": ["Hou, Zhipeng", "others"], "year": 2025,
+            "venue": "arXiv", "url": "https://arxiv.org/abs/2505.13516"}]  # fmt: skip
+    for name, text in (
+        ("a.json", to_csl_json(corpus_of(one))),
+        ("a.bib", to_bibtex(corpus_of(one))),
+    ):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert "Hou, Zhipeng et al. 2025" in citeproc(tmp_path / name), name
+    # the shipped corpus: as many "et al." from either export, at least one per truncated list
+    corpus = load_corpus(REPO)
+    truncated = sum(r.data["authors"][-1] == "others" for r in corpus.of("paper"))
+    (tmp_path / "c.json").write_text(to_csl_json(corpus), encoding="utf-8")
+    (tmp_path / "c.bib").write_text(to_bibtex(corpus), encoding="utf-8")
+    from_csl = citeproc(tmp_path / "c.json").count("et al.")
+    from_bib = citeproc(tmp_path / "c.bib").count("et al.")
+    assert from_csl == from_bib >= truncated > 0
 
 
 @FUZZ
@@ -237,11 +273,11 @@ def test_stats_readme_escapes_claim_text() -> None:
 
 def test_latex_tables_escape_every_special_character() -> None:
     specials = "& % $ # _ { } ~ ^ \\"
-    table = Table("t", f"Title {specials}", ["h" + specials], [[specials, 1]], note=specials)
+    table = Table("t", f"Title {specials}", ["h" + specials, "n"], [[specials, 1]], note=specials)
     tex = render(table, "v")["tex"]
     escaped = latex_text(specials)
     assert f"{escaped} & 1 \\\\" in tex.splitlines()
-    assert f"h{escaped} \\\\" in tex and f"Title {escaped}." in tex
+    assert f"h{escaped} & n \\\\" in tex and f"Title {escaped}." in tex
     # every special is escaped: undoing the escapes gives the text back, and nothing is bare
     undo = {r"\textasciitilde{}": "~", r"\textasciicircum{}": "^", r"\textbackslash{}": "\\"}
     back = re.sub(r"\\textasciitilde\{\}|\\textasciicircum\{\}|\\textbackslash\{\}|\\([&%$#_{}])",

@@ -36,6 +36,7 @@ TAGS = {
     "is_core": "supporting",
     "verified": "partial",
     "benchmark_measures": "[E1]",
+    "benchmark_multiagent": "single",
 }
 
 

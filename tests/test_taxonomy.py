@@ -30,6 +30,7 @@ def test_shipped_taxonomy_is_consistent() -> None:
         "orchestration_designed",
         "benchmark_measures",
         "benchmark_measures_partial",
+        "benchmark_multiagent",
     }
     assert {a.id for a in tax.axes_for("exclusion")} == {
         "source",

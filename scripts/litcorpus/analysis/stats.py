@@ -1,6 +1,7 @@
 """Computes the corpus statistics (pandas): headline counts, counts per axis and per family,
-cross-tabs, coverage-gap tables, the scale gap, the year trend, the screening flow, claims and
-agreement. Reads a loaded corpus; returns one JSON-ready dict (the stats.json contract).
+cross-tabs, coverage-gap tables, the scale gap, the year trend, the screening flow, claims,
+agreement and the reader tables. Reads a loaded corpus; returns one JSON-ready dict (the
+stats.json contract).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ..model.corpus import Corpus
 from ..model.query import describe, matches
 from ..model.taxonomy import Axis
 from ..model.views import GapTable, Views
+from .reader import reader_tables
 
 if TYPE_CHECKING:
     from .result import Result
@@ -210,4 +212,7 @@ def compute_stats(result: Result) -> dict[str, Any]:
     out["prisma"] = result.flow
     out["prisma_update"] = result.update
     out["agreement"] = result.agreement
+    reader = reader_tables(corpus)
+    if reader is not None:
+        out["reader"] = reader
     return out

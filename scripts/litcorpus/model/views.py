@@ -7,6 +7,7 @@ against the taxonomy so that `check` catches a misspelt axis before `stats` runs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,32 @@ class Regime:
     where: Where
 
 
+SHAPES = ("star", "cycle", "mesh", "fan", "tree", "frame")  # the topology drawings
+
+
+@dataclass(slots=True)
+class Reader:
+    """The reader tables and concept figures: which axes each one reads (None: not made)."""
+
+    examples: int = 4  # example entries per row
+    prefer: Where = field(default_factory=dict)  # examples matching this come first
+    topologies: str | None = None
+    shapes: dict[str, str] = field(default_factory=dict)  # topology value: drawing
+    families: str | None = None  # an axis with families
+    family_credit: str | None = None  # the axis whose commonest value is a family's typical one
+    benchmarks: Where | None = None  # which entries the benchmark table lists
+    bench_group: str | None = None
+    bench_native: str | None = None
+    bench_measures: list[str] = field(default_factory=list)  # scored, then partly scored
+    sparsity: list[str] = field(default_factory=list)
+    sparsity_top: int = 3
+    credit: str | None = None
+    credit_strictness: str | None = None
+    subdecisions: list[str] = field(default_factory=list)  # learned, then designed
+    evidence: str | None = None  # the evidence field that names each tag's source
+    anchor: str | None = None  # the source that marks a survey-figure anchor
+
+
 @dataclass(slots=True)
 class Views:
     crosstabs: list[Crosstab] = field(default_factory=list)
@@ -56,6 +83,7 @@ class Views:
     agreement_method: str = ""  # how the second reader's check was done, for its caption
     readme_tags: list[str] = field(default_factory=list)
     group_by: str | None = None
+    reader: Reader | None = None
 
 
 def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
@@ -172,4 +200,87 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
     if isinstance(agreement, dict) and agreement.get("file"):
         views.agreement_file = str(agreement["file"])
         views.agreement_method = str(agreement.get("method") or "")
+    reader = raw.get("reader")
+    if isinstance(reader, dict):
+        views.reader = _reader(reader, tax, r, axis)
+    elif reader is not None:
+        bad(("stats", "reader"), "'reader' must be a mapping")
     return views, problems
+
+
+def _reader(
+    raw: dict[str, Any], tax: Taxonomy, r: Section, axis: Callable[[FieldPath, Any], bool]
+) -> Reader:
+    """The stats.reader declaration, each axis it names checked."""
+    out = Reader()
+    base: FieldPath = ("stats", "reader")
+
+    def part(name: str) -> dict[str, Any]:
+        value = raw.get(name)
+        if value is not None and not isinstance(value, dict):
+            r.bad((*base, name), f"'{name}' must be a mapping")
+        return value if isinstance(value, dict) else {}
+
+    def named(path: FieldPath, value: Any) -> str | None:
+        return str(value) if value is not None and axis(path, value) else None
+
+    if isinstance(raw.get("examples"), int) and raw["examples"] > 0:
+        out.examples = raw["examples"]
+    elif "examples" in raw:
+        r.bad((*base, "examples"), "examples is a whole number above 0")
+    out.prefer = raw.get("prefer") or {}
+    filter_problems(out.prefer, tax, "paper", r, (*base, "prefer"))
+    topo = part("topologies")
+    if topo:
+        out.topologies = named((*base, "topologies", "axis"), topo.get("axis"))
+        for value, shape in (topo.get("shapes") or {}).items():
+            path = (*base, "topologies", "shapes", value)
+            if out.topologies and value not in tax.axes[out.topologies].by_id:
+                r.bad(path, f"'{value}' is not a value of {out.topologies}")
+            elif shape not in SHAPES:
+                r.bad(path, f"unknown shape '{shape}'", f"allowed: {', '.join(SHAPES)}")
+            else:
+                out.shapes[str(value)] = str(shape)
+    fam = part("families")
+    if fam:
+        out.families = named((*base, "families", "axis"), fam.get("axis"))
+        if out.families and not tax.axes[out.families].families:
+            r.bad((*base, "families", "axis"), f"axis '{out.families}' declares no families")
+            out.families = None
+        out.family_credit = named((*base, "families", "credit"), fam.get("credit"))
+    bench = part("benchmarks")
+    if bench:
+        out.benchmarks = bench.get("where") or {}
+        filter_problems(out.benchmarks, tax, "paper", r, (*base, "benchmarks", "where"))
+        out.bench_group = named((*base, "benchmarks", "group"), bench.get("group"))
+        out.bench_native = named((*base, "benchmarks", "native"), bench.get("native"))
+        for i, name in enumerate(bench.get("measures") or []):
+            if axis((*base, "benchmarks", "measures", i), name):
+                out.bench_measures.append(str(name))
+    sparse = part("sparsity")
+    for i, name in enumerate(sparse.get("axes") or []):
+        if axis((*base, "sparsity", "axes", i), name):
+            out.sparsity.append(str(name))
+    if isinstance(sparse.get("top"), int) and sparse["top"] > 0:
+        out.sparsity_top = sparse["top"]
+    credit = part("credit")
+    if credit:
+        out.credit = named((*base, "credit", "axis"), credit.get("axis"))
+        out.credit_strictness = named((*base, "credit", "strictness"), credit.get("strictness"))
+    sub = part("subdecisions")
+    for i, name in enumerate(sub.get("axes") or []):
+        if axis((*base, "subdecisions", "axes", i), name):
+            out.subdecisions.append(str(name))
+    if sub:
+        fields = tax.kinds["paper"].fields if "paper" in tax.kinds else {}
+        evidence = sub.get("evidence")
+        if evidence is not None and (evidence not in fields or fields[evidence].type != "evidence"):
+            r.bad((*base, "subdecisions", "evidence"), f"'{evidence}' is not an evidence field")
+        else:
+            out.evidence = evidence
+        anchor = sub.get("anchor")
+        if anchor is not None and evidence in fields and anchor not in fields[evidence].sources:
+            r.bad((*base, "subdecisions", "anchor"), f"'{anchor}' is not a source of {evidence}")
+        elif anchor is not None:
+            out.anchor = str(anchor)
+    return out

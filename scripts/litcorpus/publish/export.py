@@ -104,6 +104,8 @@ def entry_bibtex(data: dict[str, Any]) -> str:
 
 
 def _csl_name(name: str) -> dict[str, str]:
+    """A CSL name; a truncated list's final "others" stays a literal "others", the name
+    citeproc (pandoc's, for one) reads as "et al.", as pandoc writes BibTeX's "and others"."""
     if "," in name:
         family, given = (p.strip() for p in name.split(",", 1))
         return {"family": family, "given": given}
@@ -121,7 +123,7 @@ def to_csl_json(corpus: Corpus) -> str:
                 kind, "report" if "Report" in str(d.get("venue")) else "webpage"
             ),
             "title": d["title"],
-            "author": [_csl_name(a) for a in d.get("authors", []) if a != "others"],
+            "author": [_csl_name(a) for a in d.get("authors", [])],
             "issued": {"date-parts": [[d["year"]]]},
             "container-title": d.get("venue"),
             "URL": d["url"],

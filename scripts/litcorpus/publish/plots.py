@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -32,7 +33,7 @@ EMPTY, EXPECTED = "#D55E00", "#999999"
 
 
 @cache
-def _setup() -> None:
+def setup() -> None:
     """Set matplotlib up once, on the first figure that has to be drawn (importing it takes
     a second, which a run whose figures are all cached does not pay)."""
     import matplotlib
@@ -66,7 +67,7 @@ def _save(fig: Figure) -> dict[str, bytes]:
 
 def counts_grid(panels: list[list[Any]]) -> Figure:
     """PANELS: [axis label, [[value label, n], ...]] for each axis."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
 
     ncols = 3 if len(panels) > 4 else 2
@@ -88,7 +89,7 @@ def counts_grid(panels: list[list[Any]]) -> Figure:
 
 def gap_map(gap: dict[str, Any], labels: dict[str, list[str]]) -> Figure:
     """GAP: a gap table of stats.json; LABELS: its row and column labels."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
@@ -147,7 +148,7 @@ def gap_map(gap: dict[str, Any], labels: dict[str, list[str]]) -> Figure:
 
 def coverage(gap: dict[str, Any], labels: dict[str, Any]) -> Figure:
     """Stacked bars: entries per row value, split by column value."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
 
     rows, cols = gap["rows"], gap["cols"]
@@ -189,7 +190,7 @@ def coverage(gap: dict[str, Any], labels: dict[str, Any]) -> Figure:
 
 def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
     """T: the trend of stats.json; LABELS: its column labels and the axis label."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3))
@@ -213,7 +214,7 @@ def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
 
 def prisma_flow(p: dict[str, Any], reasons: dict[str, str]) -> Figure:
     """P: the flow of stats.json; REASONS: the label of each exclusion reason."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
@@ -297,7 +298,7 @@ def _arrow(ax: Any, start: tuple[float, float], end: tuple[float, float]) -> Non
 def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
     """The PRISMA 2020 flow of an update: the previous release's studies, the records found
     since by logged searches and by other methods, and the total."""
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
 
     s, o = u["searches"], u["other"]
@@ -335,7 +336,7 @@ def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
 
 
 def scale_gap(scale: dict[str, Any]) -> Figure:
-    _setup()
+    setup()
     import matplotlib.pyplot as plt
 
     fields = scale["fields"]
@@ -374,6 +375,13 @@ def scale_gap(scale: dict[str, Any]) -> Figure:
     return fig
 
 
+CONCEPT_TITLES = {  # the concept figures, by the reader part each is drawn from
+    "concept-topologies": "Orchestration topologies, with example entries",
+    "concept-credit": "Credit units from token to team, with the entries at each",
+    "concept-subdecisions": "Orchestration sub-decisions O1 to O5, with the survey's anchors",
+}
+
+
 def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
     """A readable title (and alt text) for every figure build_figures makes."""
     titles = {
@@ -389,6 +397,7 @@ def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
             "prisma": "Screening flow",
             "prisma-update": "Screening flow since the previous release (PRISMA 2020 update)",
             "scale-gap": "Reported team scale, industrial against academic (log scale)",
+            **CONCEPT_TITLES,
         }
     )
     return titles
@@ -405,15 +414,18 @@ class FigureSpec:
     def key(self) -> str:
         """What the figure's bytes depend on: the data, the drawing code, matplotlib."""
         digest = hashlib.sha256()
-        for part in (self.name, self.draw.__name__, _code_version(), _mpl_version()):
+        code = _code_version(self.draw.__module__)
+        for part in (self.name, self.draw.__name__, code, _mpl_version()):
             digest.update(part.encode() + b"\0")
         digest.update(json.dumps(self.args, sort_keys=True, ensure_ascii=False).encode())
         return digest.hexdigest()[:32]
 
 
 @cache
-def _code_version() -> str:
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+def _code_version(module: str) -> str:
+    """The hash of the drawing code: this module and the drawing function's own."""
+    files = {Path(__file__), Path(getattr(sys.modules[module], "__file__", None) or __file__)}
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(files))).hexdigest()
 
 
 @cache
@@ -466,6 +478,60 @@ def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) 
             specs.append(FigureSpec("prisma-update", prisma_update, (update, reasons)))
     if stats["scale"]["regimes"] and stats["scale"]["fields"]:
         specs.append(FigureSpec("scale-gap", scale_gap, (stats["scale"],)))
+    if stats.get("reader"):
+        specs += concept_specs(stats["reader"], tax)
+    return specs
+
+
+def concept_specs(reader: dict[str, Any], tax: Taxonomy) -> list[FigureSpec]:
+    """The concept figures, from the reader part of stats.json."""
+    from . import concepts
+
+    names = reader["names"]
+    specs = []
+    if "topologies" in reader:
+        t = reader["topologies"]
+        axis = tax.axes[t["axis"]]
+        rows = [
+            {
+                "label": axis.by_id[r["value"]].label,
+                "description": axis.by_id[r["value"]].description,
+                "shape": r["shape"],
+                "count": r["count"],
+                "examples": [names.get(k, k) for k in r["examples"]],
+            }
+            for r in t["rows"]
+            if r["shape"]
+        ]
+        specs.append(FigureSpec("concept-topologies", concepts.topologies, (rows,)))
+    if "credit" in reader:
+        c = reader["credit"]
+        axis = tax.axes[c["axis"]]
+        rows = [
+            {
+                "label": axis.by_id[r["value"]].label,
+                "description": axis.by_id[r["value"]].description,
+                "count": r["count"],
+                "strict": r["strict"],
+            }
+            for r in c["rows"]
+        ]
+        strict = bool(c["strictness"])
+        specs.append(FigureSpec("concept-credit", concepts.credit_ladder, (rows, strict)))
+    if "subdecisions" in reader:
+        sub = reader["subdecisions"]
+        axis = tax.axes[sub["axes"][0]]
+        rows = [
+            {
+                "code": axis.code_of(r["value"]) or "",
+                "label": axis.by_id[r["value"]].label,
+                "learned": r["learned"],
+                "designed": r["designed"],
+                "anchors": [[names.get(a["key"], a["key"]), a["how"]] for a in r["anchors"]],
+            }
+            for r in sub["rows"]
+        ]
+        specs.append(FigureSpec("concept-subdecisions", concepts.subdecisions, (rows,)))
     return specs
 
 

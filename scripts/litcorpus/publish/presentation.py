@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ..model.naming import authors, byline
 from ..model.releases import Release
 from ..model.taxonomy import Taxonomy
 
 T = TypeVar("T")
-TRUNCATED = "others"  # the last author of a truncated list
 
 
 def safe_url(url: Any) -> str | None:
@@ -68,25 +68,6 @@ def tags_of(data: dict[str, Any], tax: Taxonomy, axes: Iterable[str] | None = No
                 )
             )
     return out
-
-
-def authors(data: dict[str, Any]) -> list[str]:
-    return [a for a in data.get("authors") or [] if isinstance(a, str)]
-
-
-def first_author(data: dict[str, Any]) -> str:
-    """The first author's family name, capitalised as a sentence starts ('De Witt')."""
-    named = [a for a in authors(data) if a != TRUNCATED]
-    first = (named[0].split(",")[0].strip() if named else "") or "Anonymous"
-    return first[0].upper() + first[1:]
-
-
-def byline(data: dict[str, Any], venue: bool = True) -> str:
-    """'First et al., 2025 · Venue': 'et al.' whenever there is more than one author or the
-    list is truncated."""
-    more = " et al." if len(authors(data)) > 1 else ""
-    where = f" · {data['venue']}" if venue and data.get("venue") else ""
-    return f"{first_author(data)}{more}, {data.get('year')}{where}"
 
 
 def links_of(data: dict[str, Any], tax: Taxonomy) -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """Generates the awesome list in README.md, between two markers; the rest is hand-written.
 
 Reads the validated corpus and README.md; writes the block: headline counts, the table of
-contents (generated sections plus the hand-written level-two headings after the block), and
-one section per category with `- [Title](url) - First author, year. Summary. Tags.` items.
+contents (generated sections plus the hand-written level-two headings after the block), the
+concept figures and reader tables, and one section per category with
+`- [Title](url) - First author, year. Summary. Tags.` items.
 """
 
 from __future__ import annotations
@@ -13,14 +14,20 @@ from typing import Any
 
 from safewrite.files import write_file
 
+from ..analysis.reader import reader_tables
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
+from ..model.naming import byline
 from ..model.taxonomy import Taxonomy
 from .escape import md_text, md_url
-from .presentation import byline, grouped, safe_url, tags_of
+from .plots import CONCEPT_TITLES
+from .presentation import grouped, safe_url, tags_of
+from .tables import reader_tables as build_reader_tables
+from .tables import render
 
 BEGIN = "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->"
 END = "<!-- END GENERATED: awesome list -->"
+MAPS, TABLES = "Survey maps", "Reader tables"
 UNLISTED = {"Contributing", "Footnotes", "Related Lists"}  # never in the table of contents
 
 
@@ -56,6 +63,24 @@ def tags_sentence(tax: Taxonomy) -> str:
     return f"Tags follow each summary: {', '.join(parts)}." if parts else ""
 
 
+def reader_parts(corpus: Corpus) -> tuple[list[str], list[str]]:
+    """The concept figures (as links into the committed stats/figures) and the reader tables
+    (Markdown, as stats/tables has them), when the taxonomy declares them."""
+    reader = reader_tables(corpus)
+    if reader is None:
+        return [], []
+    maps = [
+        f"![{title}](stats/figures/{name}.svg)"
+        for name, title in CONCEPT_TITLES.items()
+        if name.removeprefix("concept-") in reader  # concept-credit is drawn from "credit"
+    ]
+    version = corpus.version()
+    tables = []
+    for table in build_reader_tables(reader, corpus.taxonomy):
+        tables += [render(table, version)["md"].rstrip("\n"), ""]
+    return [line for m in maps for line in (m, "")][:-1], tables[:-1]
+
+
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     tax = corpus.taxonomy
     tag_axes = tax.views.readme_tags
@@ -65,6 +90,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     )
     n_ex = len(corpus.of("exclusion"))
     sections = grouped(tax, [(d, d) for d in papers])
+    maps, tables = reader_parts(corpus)
     lines = [
         BEGIN,
         "",
@@ -74,8 +100,13 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
         "## Contents",
         "",
     ]
+    heads = [h for h, part in ((MAPS, maps), (TABLES, tables)) if part]
+    lines += [f"- [{label}](#{slug(label)})" for label in heads]
     lines += [f"- [{label}](#{slug(label)})" for label, _ in sections]
     lines += [f"- [{h}](#{slug(h)})" for h in tail_headings if h not in UNLISTED]
+    for head, part in ((MAPS, maps), (TABLES, tables)):
+        if part:
+            lines += ["", f"## {head}", "", *part]
     for label, entries in sections:
         lines += ["", f"## {label}", ""]
         lines += [item(d, tax, tag_axes) for d in entries]

@@ -26,7 +26,12 @@ class Table:
     header: list[str]
     rows: list[list[Cell]]
     note: str = ""
+    align: str = ""  # one letter per column (l or r); default: text first, numbers after
     provenance: str = field(default="", init=False)
+
+    @property
+    def aligns(self) -> str:
+        return self.align or "l" + "r" * (len(self.header) - 1)
 
     def body_csv(self) -> str:
         buf = io.StringIO()
@@ -56,7 +61,7 @@ def render(table: Table, version: str) -> dict[str, str]:
     note = f" {table.note}" if table.note else ""
     comment = " ".join(f"Table {cite}. {table.title}.{note}".split())
     csv_text = f"# {comment}\n" + table.body_csv()
-    align = "l" + "r" * (len(table.header) - 1)
+    align = table.aligns
     tex = [
         f"% Table {cite}",
         r"\begin{table}[t]",
@@ -75,11 +80,29 @@ def render(table: Table, version: str) -> dict[str, str]:
         f"**Table {table.id}.** {md_text(f'{table.title}.{note}')} "
         f"_(corpus {version}; sha256:{table.sha256})_",
         "",
-        "| " + " | ".join(md_text(h) for h in table.header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|",
+        *_md_grid(table),
     ]
-    md += ["| " + " | ".join(md_text(_fmt(c)) for c in row) + " |" for row in table.rows]
     return {"csv": csv_text, "tex": "\n".join(tex), "md": "\n".join(md) + "\n"}
+
+
+def _md_grid(table: Table) -> list[str]:
+    """The table as Markdown with its pipes aligned (as awesome-lint asks of a README)."""
+    head = [md_text(h) for h in table.header]
+    body = [[md_text(_fmt(c)) for c in row] for row in table.rows]
+    widths = [max(3, *(len(r[i]) for r in [head, *body])) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        padded = (
+            c.rjust(w) if a == "r" else c.ljust(w)
+            for c, w, a in zip(cells, widths, table.aligns, strict=True)
+        )
+        return "| " + " | ".join(padded) + " |"
+
+    rule = [
+        "-" * (w - 1) + ":" if a == "r" else "-" * w
+        for w, a in zip(widths, table.aligns, strict=True)
+    ]
+    return [line(head), "| " + " | ".join(rule) + " |", *(line(r) for r in body)]
 
 
 def _label(tax: Taxonomy, axis: str, value: str) -> str:
@@ -223,4 +246,122 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 ag.get("method", ""),
             )
         )
+    if stats.get("reader"):
+        tables += reader_tables(stats["reader"], tax)
     return tables
+
+
+def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
+    """The reader tables: the topology cheat sheet, reward families, the benchmark table and
+    the sparsity signals, each entry named by its short name."""
+    names = reader["names"]
+
+    def named(keys: list[str]) -> str:  # bylines hold commas: names part on semicolons
+        return "; ".join(names.get(k, k) for k in keys)
+
+    def labels(axis: str, values: list[str]) -> str:
+        return ", ".join(_label(tax, axis, v) for v in values)
+
+    out = []
+    if "topologies" in reader:
+        t = reader["topologies"]
+        out.append(
+            Table(
+                "reader-topologies",
+                f"{tax.axes[t['axis']].label} cheat sheet",
+                ["topology", "what it is", "entries", "examples"],
+                [
+                    [
+                        _label(tax, t["axis"], r["value"]),
+                        tax.axes[t["axis"]].by_id[r["value"]].description,
+                        r["count"],
+                        named(r["examples"]),
+                    ]
+                    for r in t["rows"]
+                ],
+                "Examples: core entries first, then the newest.",
+                "llrl",
+            )
+        )
+    if "families" in reader:
+        f = reader["families"]
+        credit = f["credit_axis"]
+        out.append(
+            Table(
+                "reader-reward-families",
+                f"{tax.axes[f['axis']].label} families with their typical "
+                f"{tax.axes[credit].label.lower() if credit else 'credit unit'}",
+                ["family", "values", "entries", "typical credit unit", "examples"],
+                [
+                    [
+                        f"{r['code']} {r['label']}",
+                        ", ".join(tax.axes[f["axis"]].by_id[v].label for v in r["values"]),
+                        r["count"],
+                        f"{labels(credit, r['typical'])} ({r['typical_count']} of {r['count']})"
+                        if r["typical"] and credit
+                        else "none",
+                        named(r["examples"]),
+                    ]
+                    for r in f["rows"]
+                ],
+                "Typical: the commonest credit unit among the family's entries, with how many "
+                "of them carry it (every unit is named on a tie; not applicable is left out). "
+                "Examples: core entries first, then the newest.",
+                "llrll",
+            )
+        )
+    if "benchmarks" in reader:
+        b = reader["benchmarks"]
+        header = [
+            tax.axes[b["group_axis"]].label.lower() if b["group_axis"] else "group",
+            "benchmark",
+            "multi-agent-native",
+            *("scores" if i == 0 else "scores in part" for i in range(len(b["measures_axes"]))),
+        ]
+        out.append(
+            Table(
+                "reader-benchmarks",
+                "What each benchmark measures, and whether it is multi-agent-native",
+                header,
+                [
+                    [
+                        _label(tax, b["group_axis"], r["group"]) if r["group"] else "",
+                        names.get(r["key"], r["key"]),
+                        _label(tax, b["native_axis"], r["native"]) if r["native"] else "",
+                        *(
+                            labels(a, vals) or "none"
+                            for a, vals in zip(b["measures_axes"], r["measures"], strict=True)
+                        ),
+                    ]
+                    for r in b["rows"]
+                ],
+                "Multi-agent-native: the benchmark runs several LLM agents per task and scores "
+                "them together; partial: a second LLM party takes part but one agent is scored.",
+                "l" * len(header),
+            )
+        )
+    if "sparsity" in reader:
+
+        def counted(axis: str, pairs: list[list[Any]]) -> str:
+            return ", ".join(f"{_label(tax, axis, v)} ({n})" for v, n in pairs) or "none"
+
+        out.append(
+            Table(
+                "reader-sparsity",
+                "Sparsity signals: the commonest and rarest tags per axis",
+                ["axis", "commonest", "rarest in use", "never used"],
+                [
+                    [
+                        tax.axes[s["axis"]].label,
+                        counted(s["axis"], s["common"]),
+                        counted(s["axis"], s["rare"]),
+                        labels(s["axis"], s["unused"]) or "none",
+                    ]
+                    for s in reader["sparsity"]
+                ],
+                "Entries per value over retained entries; a multi-valued axis counts an entry "
+                "once per value. These describe this corpus, not the field's prevalence.",
+                "llll",
+            )
+        )
+    return out
