@@ -211,7 +211,19 @@ def test_langfuse_trace_of_openinference_agents() -> None:
         ("step", "Hello world", 1.039, 2.189, 114),
         ("return", "Hello world", 2.19, 2.19, None),
     ]
-    assert trace["costs"] == {"tool_calls": 1, "messages": 0, "tokens": 184, "wall_clock_s": 2.19}
+    # Langfuse's cost details of the two generations: 0.00023 for the first (55 + 15 tokens),
+    # 0.000402 for the second (85 + 29): 0.000632 USD
+    assert trace["costs"] == {
+        "tool_calls": 1,
+        "messages": 0,
+        "tokens": 184,
+        "usd": 0.000632,
+        "wall_clock_s": 2.19,
+    }
+    assert [e.get("cost_usd") for e in trace["events"] if e["type"] == "step"] == [
+        0.00023,
+        0.000402,
+    ]
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
         2.186,
@@ -244,7 +256,14 @@ def test_langfuse_trace_of_google_adk() -> None:
         ("step", agent, 0.919, 1.843, 45),
         ("return", agent, 1.847, 1.847, None),
     ]
-    assert trace["costs"] == {"tool_calls": 1, "messages": 0, "tokens": 76, "wall_clock_s": 1.848}
+    # cost details 6.3e-06 + 4e-06 USD
+    assert trace["costs"] == {
+        "tool_calls": 1,
+        "messages": 0,
+        "tokens": 76,
+        "usd": 1.03e-05,
+        "wall_clock_s": 1.848,
+    }
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
         1.834,
@@ -277,6 +296,7 @@ def test_langfuse_trace_of_genai_spans() -> None:
         "tool_calls": 1,
         "messages": 0,
         "tokens": 761,
+        "usd": 0.00269,  # cost details 0.0019275 + 0.000762499999, to 9 places
         "wall_clock_s": 12.447,
     }
     m = measured(trace)
@@ -312,7 +332,14 @@ def test_langfuse_trace_of_langgraph() -> None:
         "5ba09605e0929d78",
         "e638064431445dce",
     ]
-    assert trace["costs"] == {"tool_calls": 0, "messages": 0, "tokens": 234, "wall_clock_s": 2.61}
+    # cost details 7.5e-05 + 0.000159 USD
+    assert trace["costs"] == {
+        "tool_calls": 0,
+        "messages": 0,
+        "tokens": 234,
+        "usd": 0.000234,
+        "wall_clock_s": 2.61,
+    }
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
         2.592,
@@ -435,6 +462,26 @@ def test_a_model_span_with_children_keeps_its_time_and_tokens() -> None:
     m = measured(trace)
     assert (m["work"], m["makespan"], m["observed_speedup"]) == (30.0, 60.0, 0.5)
     assert (m["agents"], m["spawned_agents"], m["spawn_depth"]) == (3, 2, 1)
+
+
+def test_openinference_costs_are_kept_once() -> None:
+    # An OpenInference CHAIN (0-10 s) reports llm.cost.total 0.5, the sum of its two LLM
+    # spans: one with a total of 0.2, one with prompt 0.1 and completion 0.2 (0.3). The
+    # chain's own figure repeats theirs and is not counted: 0.2 + 0.3 = 0.5 USD in all.
+    def oi(kind: str, **attrs: Any) -> dict[str, Any]:
+        return {"openinference.span.kind": kind, **attrs}
+
+    data = export(
+        span("chain", None, 0, 10, **oi("CHAIN", **{"llm.cost.total": 0.5})),
+        span("l1", "chain", 0, 4, **oi("LLM", **{"llm.cost.total": 0.2})),
+        span("l2", "chain", 5, 9, **oi("LLM", **{"llm.cost.prompt": "0.1", "llm.cost.completion": 0.2})),
+    )  # fmt: skip
+    (trace,), _ = imported(data)
+    assert [(e["span_id"], e.get("cost_usd")) for e in trace["events"]] == [
+        ("l1", 0.2),
+        ("l2", pytest.approx(0.3)),
+    ]
+    assert trace["costs"]["usd"] == 0.5
 
 
 def test_several_trace_ids_are_several_traces(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ span a tool call and its result; a guardrail a safety event; a model span (chat,
 embeddings), and a span of no known convention, steps over its own time, the stretches its
 children leave uncovered, its tokens on the last; any other span (chains, retrievers, the
 SDK's outer calls) a step when it has no children, else only the container of its children.
-A model span always counts its own tokens; any other span's tokens are taken as the total of
-the spans below it and counted only when none of those carries tokens (on its return, its
-result, or its own stretches). traces/METRICS.md documents the mapping.
+A model span always counts its own tokens and cost (US dollars, `cost_usd`); any other span's
+are taken as the total of the spans below it and counted only when none of those carries them
+(on its return, its result, or its own stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
@@ -166,6 +166,37 @@ def _tokens(span: Span) -> int | None:
     return sum(found) if found else None
 
 
+def _dollars(raw: Any) -> float | None:
+    """A cost: a non-negative number, or one written as a string."""
+    if isinstance(raw, str):
+        try:
+            raw = float(raw)
+        except ValueError:
+            return None
+    ok = isinstance(raw, int | float) and not isinstance(raw, bool) and raw >= 0
+    return float(raw) if ok and raw == raw else None  # raw == raw: not NaN
+
+
+def _cost(span: Span) -> float | None:
+    """The span's cost in US dollars: OpenInference's total (else prompt plus completion),
+    then Langfuse's cost details (total, else input plus output)."""
+    total = _dollars(span.attrs.get("llm.cost.total"))
+    if total is not None:
+        return total
+    parts = [_dollars(span.attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
+    details = json_mapping(span.attrs.get("langfuse.observation.cost_details"))
+    if not any(p is not None for p in parts):
+        total = _dollars(details.get("total"))
+        if total is not None:
+            return total
+        parts = [_dollars(details.get(k)) for k in ("input", "output")]
+    found = [p for p in parts if p is not None]
+    return sum(found) if found else None
+
+
+MEASURES: dict[str, Callable[[Span], Any]] = {"tokens": _tokens, "cost_usd": _cost}
+
+
 def _own_stretches(span: Span) -> list[tuple[int, int]]:
     """The stretches of SPAN's time that no child covers (one empty stretch at its end when
     its children cover it all)."""
@@ -223,9 +254,10 @@ def _tree(spans: list[Span]) -> list[Span]:
     return roots
 
 
-def _tokens_below(roots: list[Span]) -> set[int]:
-    """The ids (id()) of spans with a span carrying tokens somewhere below them."""
-    below: set[int] = set()
+def _carried_below(roots: list[Span]) -> dict[str, set[int]]:
+    """For each measure (tokens, cost), the ids (id()) of spans with a span carrying it
+    somewhere below them."""
+    below: dict[str, set[int]] = {name: set() for name in MEASURES}
     order: list[Span] = []
     stack = list(roots)
     while stack:
@@ -233,14 +265,27 @@ def _tokens_below(roots: list[Span]) -> set[int]:
         order.append(span)
         stack.extend(span.children)
     for span in reversed(order):  # children before their parents
-        if any(id(c) in below or _tokens(c) is not None for c in span.children):
-            below.add(id(span))
+        for name, measure in MEASURES.items():
+            seen = below[name]
+            if any(id(c) in seen or measure(c) is not None for c in span.children):
+                seen.add(id(span))
     return below
+
+
+def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:
+    """The tokens and cost SPAN's events carry: a model span's own, any other span's only when
+    nothing below it carries them."""
+    out = {}
+    for name, measure in MEASURES.items():
+        value = measure(span) if kind == MODEL or id(span) not in below[name] else None
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
     roots = _tree(spans)
-    below = _tokens_below(roots)
+    below = _carried_below(roots)
     t0 = min(s.start for s in spans)
     events: list[dict[str, Any]] = []
     edges: list[dict[str, str]] = []
@@ -279,7 +324,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             continue
         span, agent = task
         kind, convention = _kind(span, allowed)
-        tokens = _tokens(span) if kind == MODEL or id(span) not in below else None
+        spent = _spent(span, kind, below)
         if kind == AGENT:
             name = _agent_name(span, convention, own=True)
             agents.setdefault(name, {"id": name, "role": "agent"})
@@ -296,7 +341,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 agent: str = agent,
                 spawn: str = spawn,
                 first: int = len(events),
-                tokens: int | None = tokens,
+                spent: dict[str, Any] = spent,
             ) -> None:
                 ret = emit(
                     "return",
@@ -306,7 +351,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     span,
                     target=agent,
                     error=span.error,
-                    tokens=tokens,
+                    **spent,
                 )
                 target = events[first]["id"] if first < len(events) - 1 else ret
                 edges.append({"source": spawn, "target": target, "type": "spawn"})
@@ -330,7 +375,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 tool: str = tool,
                 call_id: str = call_id,
                 call: str = call,
-                tokens: int | None = tokens,
+                spent: dict[str, Any] = spent,
             ) -> None:
                 result = emit(
                     "tool_result",
@@ -341,7 +386,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     tool=tool,
                     call_id=call_id,
                     error=span.error,
-                    tokens=tokens,
+                    **spent,
                 )
                 edges.append({"source": call, "target": result, "type": "tool_dependency"})
 
@@ -352,14 +397,14 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
-        elif kind == MODEL or convention is None or (span.children and tokens is not None):
+        elif kind == MODEL or convention is None or (span.children and spent):
             stretches = _own_stretches(span)
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
-                error, count = (span.error, tokens) if last else (None, None)
-                emit("step", owner, start, end, span, tokens=count, error=error)
+                extra = {"error": span.error, **spent} if last else {}
+                emit("step", owner, start, end, span, **extra)
         elif not span.children:
-            emit("step", owner, span.start, span.end, span, tokens=tokens, error=span.error)
+            emit("step", owner, span.start, span.end, span, error=span.error, **spent)
         then_visit(span.children, owner, None)
 
     events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
@@ -373,9 +418,12 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
         "messages": 0,
     }
-    spent = [e["tokens"] for e in events if "tokens" in e]
-    if spent:
-        counted["tokens"] = sum(spent)
+    tokens = [e["tokens"] for e in events if "tokens" in e]
+    if tokens:
+        counted["tokens"] = sum(tokens)
+    dollars = [e["cost_usd"] for e in events if "cost_usd" in e]
+    if dollars:
+        counted["usd"] = round(sum(dollars), 9)
     wall = (max(s.end for s in spans) - t0) * 1e-9
     return {
         "schema_version": "1.0",

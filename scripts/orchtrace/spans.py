@@ -8,8 +8,8 @@ read with opentelemetry-proto).
 
 A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
 keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
-its usage as `langfuse.observation.usage_details`: the names Langfuse's own OpenTelemetry SDK
-gives them.
+its usage and cost as `langfuse.observation.usage_details` and
+`langfuse.observation.cost_details`: the names Langfuse's own OpenTelemetry SDK gives them.
 
 Ids are kept as written, hex or not; only ids in the base64 form that protobuf's JSON mapping
 gives bytes (12 characters ending in `=` for a span, 24 ending in `==` for a trace) are
@@ -236,6 +236,8 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
         if usage := _mapping(o.get("usageDetails")):
             attrs.setdefault("langfuse.observation.usage_details", usage)
+        if cost := _mapping(o.get("costDetails")):
+            attrs.setdefault("langfuse.observation.cost_details", cost)
         service = _mapping(meta.get("resourceAttributes")).get("service.name")
         parent = o.get("parentObservationId")
         spans.append(
