@@ -474,7 +474,8 @@ def test_openinference_costs_are_kept_once() -> None:
     data = export(
         span("chain", None, 0, 10, **oi("CHAIN", **{"llm.cost.total": 0.5})),
         span("l1", "chain", 0, 4, **oi("LLM", **{"llm.cost.total": 0.2})),
-        span("l2", "chain", 5, 9, **oi("LLM", **{"llm.cost.prompt": "0.1", "llm.cost.completion": 0.2})),
+        span("l2", "chain", 5, 9, **oi("LLM", **{"llm.cost.prompt": "0.1",
+                                                 "llm.cost.completion": 0.2})),
     )  # fmt: skip
     (trace,), _ = imported(data)
     assert [(e["span_id"], e.get("cost_usd")) for e in trace["events"]] == [
