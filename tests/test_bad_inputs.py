@@ -250,6 +250,8 @@ EXTRA: list[BadInput] = [
              "url: //evil.example/x"), "bad-url", A, 11),
     BadInput("url-bad-port", change(A, "url: https://arxiv.org/abs/2501.00001",
              "url: https://a.org:99999/x"), "bad-url", A, 11),
+    BadInput("url-unclosed-ipv6", change(A, "url: https://arxiv.org/abs/2501.00001",
+             "url: 'https://[::1/x'"), "bad-url", A, 11),
     BadInput("extra-url-backslash", change(B, "url: https://arxiv.org/abs/2406.00002",
              "url: https://arxiv.org/abs/2406.00002\nextra_urls: ['https://a.org/x\\y']"),
              "bad-url", B, 12),

@@ -1,16 +1,24 @@
-"""The shipped corpus: clean, faithful to the reference pool, curated in its own words."""
+"""The shipped data, apart from the tests of the code: the corpus is clean, faithful to the
+reference pool and curated in its own words; its taxonomy loads clean and carries the survey's
+codes; its reader tables agree with the survey's figures; and what is committed (stats/,
+README.md) is what the code generates from it."""
 
 from __future__ import annotations
 
 import csv
 import re
+import subprocess
+import sys
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from conftest import REFERENCE, REPO
+from litcorpus.analysis.reader import reader_tables
 from litcorpus.analysis.result import check
 from litcorpus.model.corpus import Corpus, load_corpus
+from litcorpus.model.taxonomy import load_taxonomy
 from reference.ngrams import hashed_grams
 
 REFERENCE_AXES = [
@@ -227,3 +235,89 @@ def test_credit_strictness_follows_the_second_reader(corpus: Corpus) -> None:
     for key, strict in judged.items():
         expected = {"yes": "strict", "no": "broad"}[strict]
         assert data[key].get("credit_strictness", "broad") == expected, key
+
+
+def reader(corpus: Corpus) -> dict[str, Any]:
+    out = reader_tables(corpus)
+    assert out is not None
+    return out
+
+
+def litcorpus(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "litcorpus", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_shipped_taxonomy_loads_clean() -> None:
+    tax, problems = load_taxonomy(REPO)
+    assert problems == []
+    assert tax.axes_for("paper") and tax.axes_for("exclusion")
+
+
+def test_survey_codes() -> None:
+    tax, _ = load_taxonomy(REPO)
+    reward = tax.axes["reward_type"]
+    assert sorted(reward.families) == [f"R{i}" for i in range(1, 9)]
+    assert {v.family for v in reward.values if v.family} == set(reward.families)
+    assert reward.code_of("debate") == reward.code_of("verifier") == "R6"
+    assert [
+        tax.axes["orchestration_decisions"].code_of(v)
+        for v in ("spawn", "delegate", "communicate", "aggregate", "stop")
+    ] == ["O1", "O2", "O3", "O4", "O5"]
+    assert tax.axes["credit_granularity"].current_ids == [
+        "token",
+        "tool",
+        "message",
+        "turn",
+        "agent",
+        "role",
+        "orchestrator",
+        "team",
+        "NA",
+    ]
+    assert tax.axes["orchestration_decisions"].multi
+    assert tax.axes["stage"].current_ids[0] == "duplicate_screen"
+
+
+def test_shipped_anchors_match_the_survey_figure(corpus: Corpus) -> None:
+    # Facts read by hand from the survey artifact's sub-decision figure
+    # (xxzcc/awesome-llm-mas-rl, assets/orchestration_subdecisions.svg at a14d8de): O1 Kimi
+    # PARL, AgentSpawn, HALO; O2 Puppeteer, ParaManager; O3 Debate-as-Reward, LatentMAS;
+    # O4 M-GRPO, Context-Folding; O5 "no published training method".
+    sub = {row["value"]: row for row in reader(corpus)["subdecisions"]["rows"]}
+    anchors = {v: {a["key"] for a in row["anchors"]} for v, row in sub.items()}
+    assert anchors == {
+        "spawn": {"kimi-k2-5", "agentspawn", "halo"},
+        "delegate": {"puppeteer", "paramanager"},
+        "communicate": {"debate-as-reward", "latentmas"},
+        "aggregate": {"m-grpo", "context-folding"},
+        "stop": set(),
+    }
+    assert sub["stop"]["learned"] == 0
+
+
+def test_shipped_benchmark_table_names_the_multi_agent_native_benchmarks(corpus: Corpus) -> None:
+    rows = reader(corpus)["benchmarks"]["rows"]
+    native = {row["key"] for row in rows if row["multiagent"] == "native"}
+    assert native == {"multiagentbench2025", "tamas", "tmcht2025", "agents-under-siege2025"}
+    assert all(row["multiagent"] for row in rows)  # every benchmark is tagged
+    gaia = next(row for row in rows if row["key"] == "gaia2023")
+    assert gaia["measures"] == [["E1"], ["E2"]]
+
+
+def test_shipped_readme_links_committed_concept_figures() -> None:
+    readme = (REPO / "README.md").read_text()
+    for figure in ("topologies", "credit", "subdecisions"):
+        assert f"](stats/figures/concept-{figure}.svg)" in readme
+        assert (REPO / "stats" / "figures" / f"concept-{figure}.svg").is_file()
+
+
+def test_shipped_stats_are_current() -> None:
+    result = litcorpus("stats", "--root", str(REPO), "--check")
+    assert result.returncode == 0, result.stdout
+
+
+def test_shipped_readme_is_current() -> None:
+    result = litcorpus("readme", "--check", "--root", str(REPO))
+    assert result.returncode == 0, result.stdout + result.stderr

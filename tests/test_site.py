@@ -117,16 +117,6 @@ def test_readme_block_is_generated(mini_root: Path) -> None:
     assert render_readme(load_corpus(mini_root), out) == out
 
 
-def test_shipped_readme_is_current() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "litcorpus", "readme", "--check", "--root", str(REPO)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 LINT = REPO / "tests" / "awesome" / "lint.mjs"
 
 

@@ -83,7 +83,7 @@ def reader_tables(corpus: Corpus) -> dict[str, Any] | None:
         out["sparsity"] = [_sparsity(tax.axes[a], papers, spec.sparsity_top) for a in spec.sparsity]
     if spec.credit:
         axis = tax.axes[spec.credit]
-        strict = spec.credit_strictness
+        strict, value = spec.credit_strictness, spec.strict_value
         out["credit"] = {
             "axis": axis.id,
             "strictness": strict,
@@ -91,7 +91,7 @@ def reader_tables(corpus: Corpus) -> dict[str, Any] | None:
                 {
                     "value": v,
                     "count": len(members := having(axis.id, v)),
-                    "strict": len(having(strict, "strict", members)) if strict else None,
+                    "estimated": len(having(strict, value, members)) if strict and value else None,
                 }
                 for v in _current(axis)
             ],
@@ -145,18 +145,18 @@ def _benchmarks(corpus: Corpus, spec: Reader, papers: list[Data]) -> dict[str, A
     rows = []
     for d in sorted(
         members,
-        key=lambda d: (order(spec.bench_group, d), order(spec.bench_native, d), d["key"]),
+        key=lambda d: (order(spec.bench_group, d), order(spec.bench_multiagent, d), d["key"]),
     ):
         row = {
             "key": d["key"],
             "group": _first(d, spec.bench_group),
-            "native": _first(d, spec.bench_native),
+            "multiagent": _first(d, spec.bench_multiagent),
             "measures": [_values(d, a) for a in spec.bench_measures],
         }
         rows.append(row)
     return {
         "group_axis": spec.bench_group,
-        "native_axis": spec.bench_native,
+        "multiagent_axis": spec.bench_multiagent,
         "measures_axes": spec.bench_measures,
         "rows": rows,
     }

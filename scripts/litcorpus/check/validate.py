@@ -274,15 +274,20 @@ class _RecordCheck:
         if not isinstance(value, str):
             self.problem(path, "wrong-type", "a URL must be text")
             return
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https"):
+        try:
+            parts = urlsplit(value)
+        except ValueError:  # an unclosed IPv6 bracket, a bad port
+            parts = None
+        if parts is not None and parts.scheme not in ("http", "https"):
             self.problem(
                 path,
                 "bad-url",
                 f"URL scheme '{parts.scheme}' is not allowed",
                 "only http:// and https:// links are accepted",
             )
-        elif not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value):
+        elif (
+            parts is None or not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value)
+        ):
             self.problem(
                 path,
                 "bad-url",

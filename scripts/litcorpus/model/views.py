@@ -60,12 +60,13 @@ class Reader:
     family_credit: str | None = None  # the axis whose commonest value is a family's typical one
     benchmarks: Where | None = None  # which entries the benchmark table lists
     bench_group: str | None = None
-    bench_native: str | None = None
+    bench_multiagent: str | None = None
     bench_measures: list[str] = field(default_factory=list)  # scored, then partly scored
     sparsity: list[str] = field(default_factory=list)
     sparsity_top: int = 3
     credit: str | None = None
     credit_strictness: str | None = None
+    strict_value: str | None = None  # the strictness value that marks an explicit estimator
     subdecisions: list[str] = field(default_factory=list)  # learned, then designed
     evidence: str | None = None  # the evidence field that names each tag's source
     anchor: str | None = None  # the source that marks a survey-figure anchor
@@ -253,7 +254,7 @@ def _reader(
         out.benchmarks = bench.get("where") or {}
         filter_problems(out.benchmarks, tax, "paper", r, (*base, "benchmarks", "where"))
         out.bench_group = named((*base, "benchmarks", "group"), bench.get("group"))
-        out.bench_native = named((*base, "benchmarks", "native"), bench.get("native"))
+        out.bench_multiagent = named((*base, "benchmarks", "multiagent"), bench.get("multiagent"))
         for i, name in enumerate(bench.get("measures") or []):
             if axis((*base, "benchmarks", "measures", i), name):
                 out.bench_measures.append(str(name))
@@ -267,6 +268,14 @@ def _reader(
     if credit:
         out.credit = named((*base, "credit", "axis"), credit.get("axis"))
         out.credit_strictness = named((*base, "credit", "strictness"), credit.get("strictness"))
+        value = credit.get("estimator")
+        axis_values = tax.axes[out.credit_strictness].by_id if out.credit_strictness else {}
+        if value is not None and value not in axis_values:
+            r.bad(
+                (*base, "credit", "estimator"), f"'{value}' is not a value of the strictness axis"
+            )
+        elif value is not None:
+            out.strict_value = str(value)
     sub = part("subdecisions")
     for i, name in enumerate(sub.get("axes") or []):
         if axis((*base, "subdecisions", "axes", i), name):

@@ -145,7 +145,7 @@ def topologies(rows: list[dict[str, Any]]) -> Figure:
 
 
 def credit_ladder(rows: list[dict[str, Any]], strictness: bool) -> Figure:
-    """ROWS, finest unit first: {label, description, count, strict}. Drawn bottom (finest) to
+    """ROWS, finest unit first: {label, description, count, estimated}. Drawn bottom (finest) to
     top (coarsest), each unit with its entries and, when STRICTNESS, the strict ones."""
     setup()
     import matplotlib.pyplot as plt
@@ -161,9 +161,9 @@ def credit_ladder(rows: list[dict[str, Any]], strictness: bool) -> Figure:
         names.text(0.5, y - 0.2, row["description"], ha="center", va="center", fontsize=6)
         bars.barh(y, row["count"], color=OKABE_ITO[4], height=0.6)
         if strictness:
-            bars.barh(y, row["strict"] or 0, color=OKABE_ITO[0], height=0.6)
+            bars.barh(y, row["estimated"] or 0, color=OKABE_ITO[0], height=0.6)
         word = f"{row['count']}" + (
-            f" ({row['strict']} strict)" if strictness and row["count"] else ""
+            f" ({row['estimated']} strict)" if strictness and row["count"] else ""
         )
         bars.text(row["count"] + peak * 0.02, y, word, va="center", fontsize=7)
     names.set_xlim(0, 1)

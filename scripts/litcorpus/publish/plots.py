@@ -512,11 +512,11 @@ def concept_specs(reader: dict[str, Any], tax: Taxonomy) -> list[FigureSpec]:
                 "label": axis.by_id[r["value"]].label,
                 "description": axis.by_id[r["value"]].description,
                 "count": r["count"],
-                "strict": r["strict"],
+                "estimated": r["estimated"],
             }
             for r in c["rows"]
         ]
-        strict = bool(c["strictness"])
+        strict = c["rows"] and c["rows"][0]["estimated"] is not None
         specs.append(FigureSpec("concept-credit", concepts.credit_ladder, (rows, strict)))
     if "subdecisions" in reader:
         sub = reader["subdecisions"]

@@ -23,7 +23,10 @@ def safe_url(url: Any) -> str | None:
     """The URL if it is an http(s) address, else None (never rendered as a link)."""
     if not isinstance(url, str):
         return None
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # an unclosed IPv6 bracket: no address
+        return None
     return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
 
 

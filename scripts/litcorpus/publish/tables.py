@@ -314,7 +314,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
         b = reader["benchmarks"]
         header = [
             tax.axes[b["group_axis"]].label.lower() if b["group_axis"] else "group",
-            "benchmark",
+            "entry",
             "multi-agent-native",
             *("scores" if i == 0 else "scores in part" for i in range(len(b["measures_axes"]))),
         ]
@@ -327,7 +327,9 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
                     [
                         _label(tax, b["group_axis"], r["group"]) if r["group"] else "",
                         names.get(r["key"], r["key"]),
-                        _label(tax, b["native_axis"], r["native"]) if r["native"] else "",
+                        _label(tax, b["multiagent_axis"], r["multiagent"])
+                        if r["multiagent"]
+                        else "",
                         *(
                             labels(a, vals) or "none"
                             for a, vals in zip(b["measures_axes"], r["measures"], strict=True)

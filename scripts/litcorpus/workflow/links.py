@@ -80,7 +80,10 @@ def check_url(
     url: str, timeout: float = 10.0, retries: int = 2, protected: frozenset[str] = BOT_PROTECTED
 ) -> LinkResult:
     opener = urllib.request.build_opener(_NoRedirect)
-    host = urlsplit(url).hostname or ""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # an unclosed IPv6 bracket, a bad port
+        return LinkResult(url, "error", None, None, "not a well-formed address")
     attempt = 0
     while True:
         attempt += 1
