@@ -14,14 +14,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page
 
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import build_site
 from safewrite.tree import write_tree
 
-CHROMIUM = "/usr/bin/chromium"
 HOSTILE = """key: zz-hostile
 title: "<img src=x onerror=\\"window.__pwned=1\\"> Hostile <script>window.__pwned=2</script>"
 authors:
@@ -72,25 +71,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = analyse(load_corpus(root), stats_if_invalid=True)
     write_tree(out, build_site(result), "litcorpus", "site")
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), "install Debian's chromium (.ci/run does)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture
