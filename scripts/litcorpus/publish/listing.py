@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
-from .presentation import shared_codes
+from .presentation import shared_codes, value_tag
 
 PAGE_SIZE = 100  # entries on one page of the list
 PAGER_SPAN = 2  # page numbers shown either side of the current one
@@ -122,11 +122,8 @@ class Listing:
             table: list[list[Any]] = []
             shared = shared_codes(axis)
             for v in axis.values:
-                code = axis.code_of(v.id)
-                chip = f"{axis.short}: {code} {v.label}" if code else f"{axis.short}: {v.label}"
-                note = shared.get(v.family or "")
-                tip = f"{v.description} {note}" if note else v.description
-                table.append([v.id, v.label, chip, code, tip])
+                tag = value_tag(axis, v.id, shared)
+                table.append([v.id, v.label, tag.text, tag.code, tag.description])
             self.values.append(table)
             self.index.append({row[0]: i for i, row in enumerate(table)})
             self.notes.append(list(shared.values()))

@@ -94,27 +94,28 @@ def where_query(where: dict[str, Any]) -> list[tuple[str, str]]:
     return [(name, str(v)) for name, cond in where.items() for v in cond]
 
 
+def value_tag(axis: Axis, value: str, shared: dict[str, str] | None = None) -> Tag:
+    """The tag of one VALUE of AXIS (a value outside the taxonomy shows as it is written);
+    SHARED: shared_codes(axis), when the caller has it already."""
+    v = axis.by_id.get(value)
+    if v is None:
+        return Tag(axis.id, axis.label, axis.short, value, value, None)
+    note = (shared_codes(axis) if shared is None else shared).get(v.family or "")
+    tip = f"{v.description} {note}" if note else v.description
+    return Tag(axis.id, axis.label, axis.short, value, v.label, axis.code_of(value), tip)
+
+
 def tags_of(data: dict[str, Any], tax: Taxonomy, axes: Iterable[str] | None = None) -> list[Tag]:
     """The entry's tags in axis order (only AXES, when given, in that order)."""
     chosen = tax.axes_for("paper") if axes is None else [tax.axes[a] for a in axes]
     out = []
     for axis in chosen:
         raw = data.get(axis.id)
-        shared = shared_codes(axis) if axis.families and raw is not None else {}
-        for value in raw if isinstance(raw, list) else [] if raw is None else [raw]:
-            v = axis.by_id.get(str(value))
-            note = shared.get(v.family or "") if v else None
-            out.append(
-                Tag(
-                    axis.id,
-                    axis.label,
-                    axis.short,
-                    str(value),
-                    v.label if v else str(value),
-                    axis.code_of(str(value)),
-                    (f"{v.description} {note}" if note else v.description) if v else "",
-                )
-            )
+        if raw is None:
+            continue
+        shared = shared_codes(axis) if axis.families else {}
+        for value in raw if isinstance(raw, list) else [raw]:
+            out.append(value_tag(axis, str(value), shared))
     return out
 
 

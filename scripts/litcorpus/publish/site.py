@@ -1,6 +1,7 @@
 """Builds the static site (jinja2): the faceted list (paged, with its entry records; see
-listing), per-paper pages, taxonomy, statistics, gap map, claims, screening and trace-schema
-pages; downloads come from stats/exports.
+listing) and its search (see search), per-paper pages, taxonomy, statistics, gap map (each
+cell linked to the list filtered to it), claims, screening, changes and trace-schema pages;
+downloads come from stats/exports.
 
 Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
 bytes so the site is written at once (atomic) and byte-for-byte reproducibly.

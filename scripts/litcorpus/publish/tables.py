@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model.taxonomy import Taxonomy
 from .escape import csv_cell, latex_text, md_text
+from .presentation import value_name, where_text
 
 Cell = str | int | float | None
 STATE_MARK = {"expected_empty": "n/a", "empty": "0"}
@@ -82,15 +83,13 @@ def render(table: Table, version: str) -> dict[str, str]:
     return {"csv": csv_text, "tex": "\n".join(tex), "md": "\n".join(md) + "\n"}
 
 
-def _label(tax: Taxonomy, axis: str, value: str) -> str:
-    a = tax.axes[axis]
-    v = a.by_id.get(value)
-    code = a.code_of(value)
-    return (f"{code} {v.label}" if code else v.label) if v else value
+def _labels(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
+    return [value_name(tax, axis, v) for v in values]
 
 
 def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     tables = []
+    views = {g.id: g for g in tax.views.gaps}
     c = stats["corpus"]
     tables.append(
         Table(
@@ -102,12 +101,12 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     )
     for axis, counts in stats["counts"].items():
         a = tax.axes[axis]
-        rows: list[list[Cell]] = [[v, _label(tax, axis, v), n] for v, n in counts.items()]
+        rows: list[list[Cell]] = [[value_name(tax, axis, v), n] for v, n in counts.items()]
         tables.append(
             Table(
                 f"counts-{axis}",
                 f"Entries per value of {a.label}",
-                ["value", "label", "n"],
+                ["value", "n"],
                 rows,
                 "Multi-valued: an entry counts once per value." if a.multi else "",
             )
@@ -127,15 +126,19 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"crosstab-{t['id']}",
                 t["label"],
-                [t["rows_axis"], *t["cols"]],
-                [[r, *cells] for r, cells in zip(t["rows"], t["cells"], strict=True)],
+                [tax.axes[t["rows_axis"]].label, *_labels(tax, t["cols_axis"], t["cols"])],
+                [
+                    [value_name(tax, t["rows_axis"], r), *cells]
+                    for r, cells in zip(t["rows"], t["cells"], strict=True)
+                ],
             )
         )
     for g in stats["gaps"]:
         grid = {(cell["row"], cell["col"]): cell for cell in g["cells"]}
+        scope = where_text(tax, views[g["id"]].where) if g["id"] in views else g["where"]
         rows = [
             [
-                _label(tax, g["rows_axis"], r),
+                value_name(tax, g["rows_axis"], r),
                 *(
                     STATE_MARK.get(grid[(r, col)]["state"], grid[(r, col)]["count"])
                     for col in g["cols"]
@@ -147,10 +150,10 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"gap-{g['id']}",
                 g["label"],
-                [g["rows_axis"], *g["cols"]],
+                [tax.axes[g["rows_axis"]].label, *_labels(tax, g["cols_axis"], g["cols"])],
                 rows,
-                f"Entries: {g['where']}. 0 = unexplored, n/a = does not apply, "
-                f"sparse = 1 to {g['sparse_at']}.",
+                f"Entries: {scope}. 0 = unexplored, n/a = does not apply, sparse = "
+                + ("1." if g["sparse_at"] == 1 else f"1 to {g['sparse_at']}."),
             )
         )
     scale = stats["scale"]
@@ -179,7 +182,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 "trend",
                 f"Entries per {t['field']} by {t['by']}",
-                [t["field"], *t["cols"]],
+                [t["field"], *_labels(tax, t["by"], t["cols"])],
                 [[y, *cells] for y, cells in zip(t["rows"], t["cells"], strict=True)],
             )
         )
