@@ -39,12 +39,10 @@ DOUBLED = re.compile(r"(?<![A-Za-z0-9-])([A-Z][\w-]*(?: [\w-]+){0,3}): \1\b")
 
 
 @pytest.fixture(scope="module")
-def shipped() -> tuple[Path, list[dict[str, Any]]]:
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     """The site of the shipped corpus, and its entries' data."""
-    import tempfile
-
     corpus = load_corpus(REPO)
-    out = Path(tempfile.mkdtemp(prefix="reader-")) / "site"
+    out = tmp_path_factory.mktemp("reader") / "site"
     write_tree(out, build_site(analyse(corpus)), "litcorpus", "site")
     return out, [r.data for r in corpus.of("paper")]
 
