@@ -1,11 +1,14 @@
-"""Shared fixtures: the repository root and a small valid corpus copied into tmp_path."""
+"""Shared fixtures: the repository root, a small valid corpus copied into tmp_path, and headless
+Chromium for the browser tests."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +69,28 @@ def pages_of(root: Path) -> dict[str, bytes]:
     assert result.stats is not None, result.report.to_text()
     result.stats.update(figures={}, tables=[])  # what building stats/ would have added
     return dict(site_files(result, stats_files={}))
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; the browser tests never download one
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "install Debian's chromium (.ci/run does)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield b
+        b.close()

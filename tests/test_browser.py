@@ -14,14 +14,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page
 
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import build_site
 from safewrite.tree import write_tree
 
-CHROMIUM = "/usr/bin/chromium"
 HOSTILE = """key: zz-hostile
 title: "<img src=x onerror=\\"window.__pwned=1\\"> Hostile <script>window.__pwned=2</script>"
 authors:
@@ -74,25 +73,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), "install Debian's chromium (.ci/run does)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context()
@@ -136,10 +116,10 @@ def test_url_filter_from_disk_shows_exactly_the_matches(site: Path, page: Page) 
 def test_search_and_facets_update_list_and_url(site: Path, page: Page) -> None:
     page.goto((site / "index.html").as_uri())
     assert len(visible_keys(page)) == 4
-    page.fill("#q", "credit")
+    page.fill("#q", "assignment")
     wait_for(page, "document.querySelector('#status').textContent.startsWith('Showing 1')")
-    assert visible_keys(page) == ["gamma-survey"]  # "credit" appears only in its title
-    assert "q=credit" in page.url
+    assert visible_keys(page) == ["gamma-survey"]  # "assignment" appears only in its title
+    assert "q=assignment" in page.url
     page.fill("#q", "")
     wait_for(page, "document.querySelectorAll('.entry:not([hidden])').length === 4")
     page.check('input[name="is_rl"][value="yes"]')
@@ -147,11 +127,13 @@ def test_search_and_facets_update_list_and_url(site: Path, page: Page) -> None:
     assert "is_rl=yes" in page.url
     count = page.text_content('[data-count="is_rl=no"]')
     assert count == "2"  # facet counts ignore the facet's own selection
-    page.check('input[name="category"][value="benchmark"]')
-    assert visible_keys(page) == []
-    assert page.is_visible("#no-results")
+    # ticking a value no matching entry has could only empty the list: it is disabled
+    assert page.is_disabled('input[name="category"][value="benchmark"]')
+    assert page.text_content('[data-count="category=benchmark"]') == "0"
+    page.check('input[name="category"][value="rl_method"]')
+    assert visible_keys(page) == ["alpha-rl"]
     page.go_back()
-    wait_for(page, "!document.querySelector('input[name=category][value=benchmark]').checked")
+    wait_for(page, "!document.querySelector('input[name=category][value=rl_method]').checked")
     assert visible_keys(page) == ["alpha-rl"]
     page.go_back()
     wait_for(page, "document.querySelectorAll('.entry:not([hidden])').length === 4")
@@ -166,21 +148,34 @@ def test_search_covers_notes_and_authors(site: Path, page: Page) -> None:
     assert visible_keys(page) == ["beta-bench"]
 
 
-def test_gap_map_cell_lists_its_entries(site: Path, page: Page) -> None:
+def test_gap_map_cell_leads_to_the_filtered_list_and_back(site: Path, page: Page) -> None:
+    """A cell with entries opens the list filtered to it; Back returns to the map with that
+    cell shown. An empty cell opens its own panel, which says why it is empty."""
     page.goto((site / "gaps.html").as_uri())
+    cell = 'a[data-cell="cell-orchestration-learning-gap-spawn-yes"]'
     panel = "#cell-orchestration-learning-gap-spawn-yes"
     assert page.is_hidden(panel)
-    page.click('a[data-cell="cell-orchestration-learning-gap-spawn-yes"]')
-    assert page.is_visible(panel)
+    page.click(cell)
+    page.wait_for_url("**/index.html?*")
+    assert "orchestration_decisions=spawn" in page.url and "is_rl=yes" in page.url
+    status_is(page, "Showing 1 of 4 entries.")
+    assert visible_keys(page) == ["alpha-rl"]
+    page.go_back()
+    page.wait_for_url("**/gaps.html#cell-orchestration-learning-gap-spawn-yes")
+    wait_for(page, f"!document.querySelector({panel!r}).hidden")
     keys = page.eval_on_selector_all(panel + " li", "els => els.map(e => e.dataset.key)")
     assert keys == ["alpha-rl"]
+    assert page.get_attribute(cell, "aria-current") == "true"
     stop = 'a[data-cell="cell-orchestration-learning-gap-stop-yes"]'
     assert "state-empty" in (page.get_attribute(stop, "class") or "")
     page.focus(stop)
     page.keyboard.press("Enter")
-    assert page.is_visible("#cell-orchestration-learning-gap-stop-yes")
+    page.wait_for_url("**/gaps.html#cell-orchestration-learning-gap-stop-yes")
+    wait_for(page, "!document.querySelector('#cell-orchestration-learning-gap-stop-yes').hidden")
+    assert "Unexplored" in page.text_content("#cell-orchestration-learning-gap-stop-yes")
     assert page.is_hidden(panel)
-    assert page.get_attribute(stop, "aria-expanded") == "true"
+    page.evaluate("location.hash = '#cell-orchestration-learning-gap-spawn-yes'")
+    wait_for(page, f"!document.querySelector({panel!r}).hidden")
 
 
 def test_hostile_entry_renders_as_text_and_runs_nothing(site: Path, page: Page) -> None:

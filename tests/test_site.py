@@ -178,7 +178,7 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
         copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/alpha-copy{i:02d}.yaml").write_text(copy)
     page = pages_of(mini_root)["papers/alpha-rl.html"].decode()
-    item = next(li for li in page.split("<li>") if "spawn \u00d7 yes" in li)
+    item = next(li for li in page.split("<li>") if "O1 When to spawn \u00d7 Yes" in li)
     assert item.count('href="../papers/alpha-copy') == 12
     assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item
 
@@ -348,8 +348,9 @@ def test_long_entry_lists_stop_at_a_filter_link(
     taxonomy = files["taxonomy.html"].decode()
     assert 'and 2 more: <a href="index.html?is_core=core">filter the list on Core</a>' in taxonomy
     gaps = files["gaps.html"].decode()
-    link = 'and 1 more: <a href="index.html?orchestration_decisions=spawn&amp;is_rl=yes">'
-    assert link + "filter the list on both values</a>" in gaps
+    link = '<a href="index.html?orchestration_decisions=spawn&amp;is_rl=yes">'
+    assert link + "Show this entry in the list</a>" in gaps
+    assert "and 1 more in the list." in gaps
 
 
 def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:

@@ -23,6 +23,14 @@ def first_author(data: dict[str, Any]) -> str:
     return first[0].upper() + first[1:]
 
 
+def author_list(data: dict[str, Any]) -> str:
+    """Every author as written, '; ' between them; a truncated list ends in 'et al.'."""
+    names = authors(data)
+    more = bool(names) and names[-1] == TRUNCATED
+    listed = "; ".join(a for a in names if a != TRUNCATED)
+    return f"{listed} et al." if more else listed
+
+
 def byline(data: dict[str, Any], venue: bool = True) -> str:
     """'First et al., 2025 · Venue': 'et al.' whenever there is more than one author or the
     list is truncated."""

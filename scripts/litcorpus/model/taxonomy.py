@@ -48,6 +48,7 @@ class FieldSpec:
     max_years_ahead: int | None = None
     axes: tuple[str, ...] = ()  # evidence: the axes whose tagged values need an item
     sources: tuple[str, ...] = ()  # evidence: the allowed values of an item's source
+    label: str = ""  # a short name for readers ("Most agents"); the id when not declared
 
 
 @dataclass(slots=True)
@@ -164,6 +165,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
                 r.get(f, fpath, "max_years_ahead", int, None),
                 tuple(map(str, r.get(f, fpath, "axes", list, []))),
                 tuple(map(str, r.get(f, fpath, "sources", list, []))),
+                r.get(f, fpath, "label", str, ""),
             )
             if spec.type not in FIELD_TYPES:
                 r.problem(

@@ -84,6 +84,7 @@ class Views:
     agreement_method: str = ""  # how the second reader's check was done, for its caption
     readme_tags: list[str] = field(default_factory=list)
     group_by: str | None = None
+    venues: list[str] = field(default_factory=list)  # the list's venue facet, by name
     reader: Reader | None = None
 
 
@@ -100,6 +101,11 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
             views.readme_tags.append(name)
         else:
             bad(("site", "readme_tags", i), f"readme_tags names unknown axis '{name}'")
+    venues = site.get("venues") or []
+    if isinstance(venues, list) and all(isinstance(v, str) and v.strip() for v in venues):
+        views.venues = [v.strip() for v in venues]
+    else:
+        bad(("site", "venues"), "venues lists the names of venues, such as NeurIPS")
     group = site.get("group_by")
     if group is not None and group in tax.axes and not tax.axes[group].multi:
         views.group_by = group

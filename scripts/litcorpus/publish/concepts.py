@@ -12,19 +12,22 @@ import math
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from .plots import OKABE_ITO, setup
+from .plots import EMPTY, ON_COLOUR, PALETTE, STATE_STYLE, setup
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-NODE, EDGE, MUTED = OKABE_ITO[0], "#555555", "#777777"
+# Marks keep their colours in the dark style; text and lines use the greys it lightens, and
+# text on a coloured mark uses ON_COLOUR, which it leaves dark.
+NODE, LIGHT, EDGE, TEXT = STATE_STYLE["filled"], STATE_STYLE["sparse"], "#555555", "#333333"
+LEAD, GATHER = PALETTE[5], PALETTE[2]  # a coordinator, and what gathers results
 
 
 def _node(ax: Axes, x: float, y: float, r: float = 0.09, color: str = NODE) -> None:
     from matplotlib.patches import Circle
 
-    ax.add_patch(Circle((x, y), r, facecolor=color, edgecolor="white", linewidth=1, zorder=3))
+    ax.add_patch(Circle((x, y), r, facecolor=color, edgecolor="none", zorder=3))
 
 
 def _edge(
@@ -53,7 +56,7 @@ def _shape(ax: Axes, shape: str | None) -> None:
     """Draw one topology in the unit square around (0.5, 0.55)."""
     cx, cy = 0.5, 0.55
     if shape == "star":  # one coordinator, workers around it
-        _node(ax, cx, cy, 0.11, OKABE_ITO[1])
+        _node(ax, cx, cy, 0.11, LEAD)
         for i in range(5):
             a = math.pi / 2 + 2 * math.pi * i / 5
             p = (cx + 0.32 * math.cos(a), cy + 0.32 * math.sin(a))
@@ -79,19 +82,19 @@ def _shape(ax: Axes, shape: str | None) -> None:
             _edge(ax, top, p, arrow=True, gap=(0.1, 0.055))
             _edge(ax, p, bottom, arrow=True, gap=(0.055, 0.08))
             _node(ax, *p, 0.045)
-        _node(ax, *top, 0.09, OKABE_ITO[1])
-        _node(ax, *bottom, 0.07, OKABE_ITO[2])
+        _node(ax, *top, 0.09, LEAD)
+        _node(ax, *bottom, 0.07, GATHER)
     elif shape == "tree":  # managers over managers over workers
         root = (cx, cy + 0.32)
         mids = [(cx - 0.22, cy), (cx + 0.22, cy)]
-        _node(ax, *root, 0.09, OKABE_ITO[1])
+        _node(ax, *root, 0.09, LEAD)
         for m in mids:
             _edge(ax, root, m, arrow=True, gap=(0.1, 0.09))
             for dx in (-0.11, 0.11):
                 leaf = (m[0] + dx, cy - 0.3)
                 _edge(ax, m, leaf, arrow=True, gap=(0.09, 0.07))
                 _node(ax, *leaf, 0.06)
-            _node(ax, *m, 0.08, OKABE_ITO[4])
+            _node(ax, *m, 0.08, LIGHT)
     elif shape == "frame":  # a harness that hosts the agent and its tools
         from matplotlib.patches import FancyBboxPatch
 
@@ -102,7 +105,7 @@ def _shape(ax: Axes, shape: str | None) -> None:
                 0.68,
                 boxstyle="round,pad=0.02",
                 facecolor="none",
-                edgecolor=OKABE_ITO[1],
+                edgecolor=LEAD,
                 linewidth=1.4,
                 linestyle="--",
             )
@@ -110,7 +113,7 @@ def _shape(ax: Axes, shape: str | None) -> None:
         _node(ax, cx, cy + 0.1, 0.1)
         for x in (0.3, 0.5, 0.7):
             _edge(ax, (cx, cy + 0.1), (x, cy - 0.2), arrow=True, gap=(0.11, 0.06))
-            _node(ax, x, cy - 0.2, 0.05, OKABE_ITO[2])
+            _node(ax, x, cy - 0.2, 0.05, GATHER)
 
 
 def topologies(rows: list[dict[str, Any]]) -> Figure:
@@ -131,7 +134,7 @@ def topologies(rows: list[dict[str, Any]]) -> Figure:
         text = textwrap.fill(row["description"], 42)
         if row["examples"]:
             text += "\n" + textwrap.fill("e.g. " + "; ".join(row["examples"]), 42)
-        ax.text(0, 0.12, text, va="top", ha="left", fontsize=6.5, color="#222222")
+        ax.text(0, 0.12, text, va="top", ha="left", fontsize=6.5, color=TEXT)
     for ax in list(grid.flat)[len(rows) :]:
         ax.set_visible(False)
     fig.suptitle(
@@ -156,12 +159,16 @@ def credit_ladder(rows: list[dict[str, Any]], strictness: bool) -> Figure:
     peak = max([r["count"] for r in rows] + [1])
     for y, row in enumerate(rows):
         width = 0.35 + 0.65 * (y + 1) / len(rows)  # wider as the unit grows coarser
-        names.barh(y, width, left=(1 - width) / 2, color=OKABE_ITO[4], height=0.8)
-        names.text(0.5, y + 0.1, row["label"], ha="center", va="center", fontsize=8.5)
-        names.text(0.5, y - 0.2, row["description"], ha="center", va="center", fontsize=6)
-        bars.barh(y, row["count"], color=OKABE_ITO[4], height=0.6)
+        names.barh(y, width, left=(1 - width) / 2, color=LIGHT, height=0.8)
+        names.text(
+            0.5, y + 0.1, row["label"], ha="center", va="center", fontsize=8.5, color=ON_COLOUR
+        )
+        names.text(
+            0.5, y - 0.2, row["description"], ha="center", va="center", fontsize=6, color=ON_COLOUR
+        )
+        bars.barh(y, row["count"], color=LIGHT, height=0.6)
         if strictness:
-            bars.barh(y, row["estimated"] or 0, color=OKABE_ITO[0], height=0.6)
+            bars.barh(y, row["estimated"] or 0, color=NODE, height=0.6)
         word = f"{row['count']}" + (
             f" ({row['estimated']} strict)" if strictness and row["count"] else ""
         )
@@ -205,14 +212,17 @@ def subdecisions(rows: list[dict[str, Any]]) -> Figure:
                 0.76,
                 0.75,
                 boxstyle="round,pad=0.03",
-                facecolor="white" if untouched else OKABE_ITO[4],
-                edgecolor=OKABE_ITO[5] if untouched else OKABE_ITO[0],
+                facecolor="none" if untouched else LIGHT,
+                edgecolor=EMPTY if untouched else NODE,
                 linewidth=1.2,
                 linestyle="--" if untouched else "-",
             )
         )
         head = f"{row['code']}\n{textwrap.fill(row['label'], 14)}"
-        ax.text(i + 0.4, 0.43, head, ha="center", va="center", fontsize=8.5)
+        ax.text(
+            i + 0.4, 0.43, head, ha="center", va="center", fontsize=8.5,
+            color=TEXT if untouched else ON_COLOUR,
+        )  # fmt: skip
         if i + 1 < len(rows):
             _edge(ax, (i + 0.82, 0.43), (i + 0.98, 0.43), arrow=True, gap=(0, 0))
         counts = f"learned by {row['learned']}\ndesigned by {row['designed']}"
@@ -228,7 +238,7 @@ def subdecisions(rows: list[dict[str, Any]]) -> Figure:
             ha="center",
             va="top",
             fontsize=6.5,
-            color="#222222" if anchors else MUTED,
+            color=TEXT if anchors else EDGE,
         )
     ax.set_title(
         "Orchestration sub-decisions O1 to O5: entries that learn and that design each",

@@ -11,7 +11,10 @@ the taxonomy's site.group_by axis.
 entries.js sets `window.LITCORPUS_ENTRIES` to
 `{"pageSize": n, "group": axis index or -1, "axes": [...], "entries": [...]}`: each axis is
 `{"id", "label", "values": [[id, section label, chip text, code or null, description],
-...]}` (the taxonomy's values, then any other value the entries use), and each entry is
+...]}` (the taxonomy's values, then any other value the entries use), followed by the two
+facets that are no taxonomy axis and show no chip, marked `"derived": 1`: the year (newest
+first) and the venue (the taxonomy's site.venues an entry's venue names, else "Other"). Each
+entry is
 `[key, title, url or null, year, byline, summary, [[label, href], ...], [[value index, ...]
 per axis], added (YYYY-MM-DD), 1 when new since the latest release else 0]`, in the default
 order; "releases" lists `[version, date]`, oldest first (the list filters on ?since=VERSION).
@@ -20,12 +23,37 @@ order; "releases" lists `[version, date]`, oldest first (the list filters on ?si
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
+from .presentation import shared_codes, value_tag
 
 PAGE_SIZE = 100  # entries on one page of the list
 PAGER_SPAN = 2  # page numbers shown either side of the current one
+OTHER_VENUE = "other"
+
+
+def venues_of(venue: Any, names: list[str]) -> list[str]:
+    """The venue facet's values for an entry: each of NAMES its venue names as a word (any
+    case: 'arXiv (ICLR 2026 submitted)' is arXiv and ICLR), else [OTHER_VENUE]."""
+    text = str(venue or "")
+    found = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.I)]
+    return found or [OTHER_VENUE]
+
+
+def derived_facets(
+    entries: list[dict[str, Any]], venues: list[str]
+) -> list[tuple[str, str, list[str], list[list[str]]]]:
+    """The year and venue facets: (id, label, values, the values of each entry in ENTRIES'
+    order). Years run newest first; venues in the taxonomy's order, then "Other"."""
+    years = [[str(e["year"])] if e.get("year") is not None else [] for e in entries]
+    named = [venues_of(e.get("venue"), venues) for e in entries]
+    used = {v for vs in named for v in vs}
+    return [
+        ("year", "Year", sorted({y for ys in years for y in ys}, reverse=True), years),
+        ("venue", "Venue", [v for v in [*venues, OTHER_VENUE] if v in used], named),
+    ]
 
 
 def page_count(total: int, size: int = PAGE_SIZE) -> int:
@@ -79,7 +107,8 @@ def status_text(first: int, shown: int, matching: int, total: int, pages: int) -
 
 
 class Listing:
-    """The value tables of the list's axes and the section each entry belongs to."""
+    """The value tables of the list's facets (the taxonomy's axes, then year and venue) and
+    the section each entry belongs to."""
 
     def __init__(self, tax: Taxonomy, entries: list[dict[str, Any]]) -> None:
         self.axes = tax.axes_for("paper")
@@ -88,20 +117,76 @@ class Listing:
         self.group = group if group in self.pos else None
         self.values: list[list[list[Any]]] = []
         self.index: list[dict[str, int]] = []
+        self.notes: list[list[str]] = []
         for axis in self.axes:
             table: list[list[Any]] = []
+            shared = shared_codes(axis)
             for v in axis.values:
-                code = axis.code_of(v.id)
-                chip = f"{axis.short}: {code} {v.label}" if code else f"{axis.short}: {v.label}"
-                table.append([v.id, v.label, chip, code, v.description])
+                tag = value_tag(axis, v.id, shared)
+                table.append([v.id, v.label, tag.text, tag.code, tag.description])
             self.values.append(table)
             self.index.append({row[0]: i for i, row in enumerate(table)})
+            self.notes.append(list(shared.values()))
         for e in entries:  # values outside the taxonomy (an unchecked corpus) still show
             for t in e["tags"]:
                 a = self.pos[t.axis]
                 if t.value not in self.index[a]:
                     self.index[a][t.value] = len(self.values[a])
                     self.values[a].append([t.value, t.value, t.text, t.code, ""])
+        self.ids = [axis.id for axis in self.axes]
+        self.labels = [axis.label for axis in self.axes]
+        self.retired = [{v.id for v in axis.values if v.retired} for axis in self.axes]
+        self.derived: list[list[list[str]]] = []  # per derived facet, each entry's values
+        for fid, label, values, per_entry in derived_facets(entries, tax.views.venues):
+            names = {OTHER_VENUE: "Other"}
+            self.values.append([[v, names.get(v, v), "", None, ""] for v in values])
+            self.index.append({v: i for i, v in enumerate(values)})
+            self.ids.append(fid)
+            self.labels.append(label)
+            self.notes.append([])
+            self.retired.append(set())
+            self.derived.append(per_entry)
+        self.counts = [[0] * len(table) for table in self.values]
+        for n, e in enumerate(entries):
+            for a, positions in enumerate(self.entry_values(e, n)):
+                for i in positions:
+                    self.counts[a][i] += 1
+
+    def entry_values(self, e: dict[str, Any], n: int) -> list[list[int]]:
+        """The value positions of entry E (the Nth of the entries given) on every facet."""
+        by_axis: list[list[int]] = [[] for _ in self.ids]
+        for t in e["tags"]:
+            a = self.pos[t.axis]
+            by_axis[a].append(self.index[a][t.value])
+        for d, per_entry in enumerate(self.derived):
+            a = len(self.axes) + d
+            by_axis[a] = [self.index[a][v] for v in per_entry[n]]
+        return by_axis
+
+    def facets(self) -> list[dict[str, Any]]:
+        """What the list page's filter form shows: each facet's id, label, notes and values
+        (id, code, label, how many entries have it), retired values left out."""
+        return [
+            {
+                "id": fid,
+                "label": label,
+                "notes": notes,
+                "values": [
+                    {"id": row[0], "code": row[3], "label": row[1], "count": count}
+                    for row, count in zip(table, counts, strict=True)
+                    if row[0] not in retired
+                ],
+            }
+            for fid, label, notes, table, counts, retired in zip(
+                self.ids,
+                self.labels,
+                self.notes,
+                self.values,
+                self.counts,
+                self.retired,
+                strict=True,
+            )
+        ]
 
     def sections(self, members: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
         """MEMBERS (one page, in display order) in sections by the group_by axis, in value
@@ -142,34 +227,33 @@ class Listing:
         return out
 
     def script(self, entries: list[dict[str, Any]], releases: list[list[str]]) -> bytes:
-        """assets/entries.js for ENTRIES, in the default order; RELEASES: [version, date]."""
-        rows = []
-        for e in entries:
-            by_axis: list[list[int]] = [[] for _ in self.axes]
-            for t in e["tags"]:
-                a = self.pos[t.axis]
-                by_axis[a].append(self.index[a][t.value])
-            rows.append(
-                [
-                    e["key"],
-                    str(e["title"]),
-                    e["url"],
-                    e["year"],
-                    e["byline"],
-                    str(e["summary"]),
-                    [list(link) for link in e["links"][1:]],
-                    by_axis,
-                    e["added"],
-                    1 if e["new"] else 0,
-                ]
-            )
+        """assets/entries.js for ENTRIES, the entries this listing was made of, in the default
+        order; RELEASES: [version, date]."""
+        rows = [
+            [
+                e["key"],
+                str(e["title"]),
+                e["url"],
+                e["year"],
+                e["byline"],
+                str(e["summary"]),
+                [list(link) for link in e["links"][1:]],
+                self.entry_values(e, n),
+                e["added"],
+                1 if e["new"] else 0,
+            ]
+            for n, e in enumerate(entries)
+        ]
         group = -1 if self.group is None else self.pos[self.group]
         data = {
             "pageSize": PAGE_SIZE,
             "group": group,
             "axes": [
-                {"id": axis.id, "label": axis.label, "values": values}
-                for axis, values in zip(self.axes, self.values, strict=True)
+                {"id": fid, "label": label, "values": values}
+                | ({"derived": 1} if a >= len(self.axes) else {})
+                for a, (fid, label, values) in enumerate(
+                    zip(self.ids, self.labels, self.values, strict=True)
+                )
             ],
             "entries": rows,
             "releases": releases,

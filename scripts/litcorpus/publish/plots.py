@@ -5,8 +5,11 @@ only when their content changes.
 (counts, cells and labels already resolved from the taxonomy). `build_figures` turns specs into
 {name: {ext: bytes}}, taking a figure from the cache (a folder of files named by the hash of
 that data, the drawing code and matplotlib's version) when it is there and drawing it
-otherwise. Colours come from the Okabe-Ito palette, which stays distinct under the common
-colour-vision deficiencies; every figure carries text labels, not colour alone.
+otherwise. Colours come from Paul Tol's muted palette (nine colours that stay distinct under
+the common colour-vision deficiencies, and on a dark page too), with grey for "Not
+applicable"; every figure carries text labels, not colour alone. An SVG has a transparent
+background and a style for readers who prefer a dark scheme (lighter text and lines, darker
+boxes); the PNG stays on white.
 """
 
 from __future__ import annotations
@@ -27,9 +30,29 @@ from ..model.taxonomy import Taxonomy
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
-STATE_STYLE = {"filled": "#0072B2", "sparse": "#56B4E9", "unexpected": "#CC79A7"}
+PALETTE = [
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933",
+    "#DDCC77", "#CC6677", "#882255", "#AA4499",
+]  # fmt: skip
+NOT_APPLICABLE = "#BBBBBB"  # the colour of the value NA, whatever its position
+STATE_STYLE = {"filled": "#0072B2", "sparse": "#88CCEE", "unexpected": "#CC79A7"}
 EMPTY, EXPECTED = "#D55E00", "#999999"
+ON_COLOUR = "#111111"  # text on a coloured mark, which the dark style leaves alone
+# The dark style of an SVG: the colours matplotlib wrote for text, lines and boxes, and what
+# they become when the reader prefers a dark scheme.
+DARK = {
+    "#000000": "#e6e8eb",
+    "#333333": "#c9ced6",
+    "#555555": "#b0b7c0",
+    "#e8f1f8": "#16283a",
+    "#fbede3": "#3a2416",
+    "#eeeeee": "#2a2e35",
+}
+
+
+def colour(i: int, value: str) -> str:
+    """The colour of the Ith value of a split (NA is always grey)."""
+    return NOT_APPLICABLE if value == "NA" else PALETTE[i % len(PALETTE)]
 
 
 @cache
@@ -53,12 +76,27 @@ def setup() -> None:
     )
 
 
+def _dark_style() -> str:
+    rules = " ".join(
+        f'[style*="fill: {light}"] {{ fill: {dark} !important }} '
+        f'[style*="stroke: {light}"] {{ stroke: {dark} !important }}'
+        for light, dark in DARK.items()
+    )
+    text = DARK["#000000"]  # text matplotlib leaves black has no fill of its own
+    return f"@media (prefers-color-scheme: dark) {{ text {{ fill: {text} }} {rules} }}"
+
+
 def _save(fig: Figure) -> dict[str, bytes]:
     out = {}
     for ext, meta in (("svg", {"Date": None, "Creator": None}), ("png", {"Software": None})):
         buf = io.BytesIO()
-        fig.savefig(buf, format=ext, metadata=meta, bbox_inches="tight", dpi=150)
+        fig.savefig(
+            buf, format=ext, metadata=meta, bbox_inches="tight", dpi=150, transparent=ext == "svg"
+        )
         out[ext] = buf.getvalue()
+    marker = b"</style>"
+    assert out["svg"].count(marker) == 1, "matplotlib's SVG holds one style element"
+    out["svg"] = out["svg"].replace(marker, f"\n{_dark_style()}\n".encode() + marker)
     import matplotlib.pyplot as plt
 
     plt.close(fig)
@@ -76,9 +114,10 @@ def counts_grid(panels: list[list[Any]]) -> Figure:
     for ax, (title, bars) in zip(grid.flat, panels, strict=False):
         labels = [label for label, _ in bars][::-1]
         values = [n for _, n in bars][::-1]
-        ax.barh(labels, values, color=OKABE_ITO[0])
+        ax.barh(labels, values, color=STATE_STYLE["filled"])
         for y, n in enumerate(values):
             ax.text(n, y, f" {n}", va="center", fontsize=7)
+        ax.margins(x=0.15)  # room for the largest count
         ax.set_title(title, fontsize=9, loc="left")
         ax.tick_params(axis="y", labelsize=7)
     for ax in list(grid.flat)[len(panels) :]:
@@ -123,7 +162,7 @@ def gap_map(gap: dict[str, Any], labels: dict[str, list[str]]) -> Figure:
                 ha="center",
                 va="center",
                 fontsize=7,
-                color="white" if state == "filled" else "black",
+                color="white" if state == "filled" else ON_COLOUR,
             )
     ax.set_xticks(range(len(cols)), labels["cols"], rotation=40, ha="right")
     ax.set_yticks(range(len(rows)), labels["rows"][::-1])
@@ -158,13 +197,7 @@ def coverage(gap: dict[str, Any], labels: dict[str, Any]) -> Figure:
     left = [0] * len(rows)
     for i, col in enumerate(cols):
         values = [grid[(r, col)] for r in rows][::-1]
-        ax.barh(
-            row_labels,
-            values,
-            left=left,
-            color=OKABE_ITO[i % len(OKABE_ITO)],
-            label=labels["cols"][i],
-        )
+        ax.barh(row_labels, values, left=left, color=colour(i, col), label=labels["cols"][i])
         left = [a + b for a, b in zip(left, values, strict=True)]
     for y, total in enumerate(left):
         ax.text(
@@ -177,12 +210,14 @@ def coverage(gap: dict[str, Any], labels: dict[str, Any]) -> Figure:
             fontweight="normal" if total else "bold",
         )
     ax.set_xlabel("entries")
+    ax.margins(x=0.08)
     ax.set_title(gap["label"], fontsize=9, loc="left")
-    ax.legend(
+    ax.legend(  # beside the bars, never over them
         title=labels["cols_axis"],
         fontsize=7,
         title_fontsize=7,
-        loc="lower right",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
         frameon=False,
     )
     return fig
@@ -192,23 +227,19 @@ def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
     """T: the trend of stats.json; LABELS: its column labels and the axis label."""
     setup()
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(7, 3))
-    xs = [str(y) for y in t["rows"]]
+    xs = [int(y) for y in t["rows"]]  # on a time axis: years apart stand apart
     bottom = [0] * len(xs)
-    for i in range(len(t["cols"])):
+    for i, col in enumerate(t["cols"]):
         values = [row[i] for row in t["cells"]]
-        ax.bar(
-            xs,
-            values,
-            bottom=bottom,
-            color=OKABE_ITO[i % len(OKABE_ITO)],
-            label=labels["cols"][i],
-        )
+        ax.bar(xs, values, bottom=bottom, color=colour(i, col), label=labels["cols"][i], width=0.8)
         bottom = [a + b for a, b in zip(bottom, values, strict=True)]
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("entries")
     ax.set_title(f"Entries per {t['field']}, by {labels['by'].lower()}", fontsize=9, loc="left")
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
@@ -236,7 +267,7 @@ def prisma_flow(p: dict[str, Any], reasons: dict[str, str]) -> Figure:
                 0.8,
                 boxstyle="round,pad=0.02",
                 facecolor="#E8F1F8",
-                edgecolor=OKABE_ITO[0],
+                edgecolor=STATE_STYLE["filled"],
             )
         )
         ax.text(2.2, y + 0.4, f"{label}\nn = {n}", ha="center", va="center", fontsize=8)
@@ -282,7 +313,7 @@ def prisma_flow(p: dict[str, Any], reasons: dict[str, str]) -> Figure:
 def _box(ax: Any, x: float, y: float, w: float, text: str, tone: str = "flow") -> None:
     from matplotlib.patches import FancyBboxPatch
 
-    face, edge = ("#E8F1F8", OKABE_ITO[0]) if tone == "flow" else ("#FBEDE3", EMPTY)
+    face, edge = ("#E8F1F8", STATE_STYLE["filled"]) if tone == "flow" else ("#FBEDE3", EMPTY)
     if tone == "previous":
         face, edge = "#EEEEEE", "#555555"
     ax.add_patch(
@@ -345,7 +376,7 @@ def scale_gap(scale: dict[str, Any]) -> Figure:
         for i, reg in enumerate(scale["regimes"]):
             vals = reg["values"][name]
             ys = [v["value"] for v in vals]
-            ax.scatter([i] * len(ys), ys, color=OKABE_ITO[i % len(OKABE_ITO)], s=36, zorder=3)
+            ax.scatter([i] * len(ys), ys, color=PALETTE[i % len(PALETTE)], s=36, zorder=3)
             groups: dict[int, list[str]] = {}
             for v in vals:
                 groups.setdefault(v["value"], []).append(v["key"])
@@ -385,7 +416,7 @@ CONCEPT_TITLES = {  # the concept figures, by the reader part each is drawn from
 def figure_titles(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
     """A readable title (and alt text) for every figure build_figures makes."""
     titles = {
-        f"counts-{k}": f"Entries per value of each axis ({tax.kinds[k].label.lower()}s)"
+        f"counts-{k}": f"Entries per value of each axis ({tax.kinds[k].label.lower()} records)"
         for k in tax.kinds
     }
     for gap in stats["gaps"]:

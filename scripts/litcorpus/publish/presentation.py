@@ -1,6 +1,7 @@
 """How an entry is shown, decided in one place for the site, the list script and the README:
 its tags ("Credit: Agent", always naming their axis), its byline ("Liu et al., 2025 ·
-NeurIPS"), its links, and the sections entries are grouped in.
+NeurIPS"), its links, the sections entries are grouped in, and the words for a value
+("R8 Hybrid local-global reward") and for a filter ("Category is RL method or Framework").
 
 Reads a record's data and the taxonomy; returns plain values for templates and writers.
 """
@@ -12,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from ..model.naming import authors, byline
+from ..model.naming import author_list, authors, byline
 from ..model.releases import Release
-from ..model.taxonomy import Taxonomy
+from ..model.taxonomy import Axis, Taxonomy
 
 T = TypeVar("T")
+UNKNOWN = {"", "unknown", "n/a", "none"}  # an affiliation that says nothing is not shown
 
 
 def safe_url(url: Any) -> str | None:
@@ -51,25 +53,72 @@ class Tag:
         return f"{self.short}: {self.name}"
 
 
+def value_name(tax: Taxonomy, axis: str, value: str) -> str:
+    """A value as readers see it, with its code: 'R8 Hybrid local-global reward', 'Agent'."""
+    a = tax.axes.get(axis)
+    v = a.by_id.get(value) if a else None
+    if a is None or v is None:
+        return value
+    code = a.code_of(value)
+    return f"{code} {v.label}" if code else v.label
+
+
+def shared_codes(axis: Axis) -> dict[str, str]:
+    """For each code that several values of AXIS share, a sentence that says so: {'R6': 'R6
+    (Debate or verifier reward) has two values: Debate reward and Verifier reward.'}."""
+    out = {}
+    for code, family in axis.families.items():
+        members = [v.label for v in axis.values if v.family == code and not v.retired]
+        if len(members) > 1:
+            count = {2: "two", 3: "three", 4: "four"}.get(len(members), str(len(members)))
+            listed = ", ".join(members[:-1]) + f" and {members[-1]}"
+            out[code] = f"{code} ({family}) has {count} values: {listed}."
+    return out
+
+
+def where_text(tax: Taxonomy, where: dict[str, Any]) -> str:
+    """A filter in words: 'Category is RL method or Framework; RL use is Yes or Partial'."""
+    parts = []
+    for name, cond in where.items():
+        label = tax.axes[name].label if name in tax.axes else name
+        if isinstance(cond, list):
+            names = [value_name(tax, name, str(v)) for v in cond]
+            parts.append(f"{label} is {' or '.join(names)}")
+        else:
+            parts += [f"{label} {op} {arg}" for op, arg in cond.items()]
+    return "; ".join(parts) or "all entries"
+
+
+def where_query(where: dict[str, Any]) -> list[tuple[str, str]]:
+    """The list page's address parameters for a filter, or [] when the list cannot express
+    it (a comparison rather than a set of values)."""
+    if not all(isinstance(cond, list) for cond in where.values()):
+        return []
+    return [(name, str(v)) for name, cond in where.items() for v in cond]
+
+
+def value_tag(axis: Axis, value: str, shared: dict[str, str] | None = None) -> Tag:
+    """The tag of one VALUE of AXIS (a value outside the taxonomy shows as it is written);
+    SHARED: shared_codes(axis), when the caller has it already."""
+    v = axis.by_id.get(value)
+    if v is None:
+        return Tag(axis.id, axis.label, axis.short, value, value, None)
+    note = (shared_codes(axis) if shared is None else shared).get(v.family or "")
+    tip = f"{v.description} {note}" if note else v.description
+    return Tag(axis.id, axis.label, axis.short, value, v.label, axis.code_of(value), tip)
+
+
 def tags_of(data: dict[str, Any], tax: Taxonomy, axes: Iterable[str] | None = None) -> list[Tag]:
     """The entry's tags in axis order (only AXES, when given, in that order)."""
     chosen = tax.axes_for("paper") if axes is None else [tax.axes[a] for a in axes]
     out = []
     for axis in chosen:
         raw = data.get(axis.id)
-        for value in raw if isinstance(raw, list) else [] if raw is None else [raw]:
-            v = axis.by_id.get(str(value))
-            out.append(
-                Tag(
-                    axis.id,
-                    axis.label,
-                    axis.short,
-                    str(value),
-                    v.label if v else str(value),
-                    axis.code_of(str(value)),
-                    v.description if v else "",
-                )
-            )
+        if raw is None:
+            continue
+        shared = shared_codes(axis) if axis.families else {}
+        for value in raw if isinstance(raw, list) else [raw]:
+            out.append(value_tag(axis, str(value), shared))
     return out
 
 
@@ -120,7 +169,10 @@ def entry_view(data: dict[str, Any], tax: Taxonomy, since: Release | None = None
         "byline": byline(data),
         "year": data.get("year"),
         "venue": data.get("venue", ""),
-        "affiliation": data.get("affiliation", ""),
+        "author_list": author_list(data),
+        "affiliation": ""
+        if str(data.get("affiliation", "")).strip().lower() in UNKNOWN
+        else data["affiliation"],
         "summary": data.get("summary", ""),
         "notes": data.get("notes", ""),
         "added": str(data.get("added", "")),

@@ -1,6 +1,7 @@
 """Builds the static site (jinja2): the faceted list (paged, with its entry records; see
-listing), per-paper pages, taxonomy, statistics, gap map, claims, screening and trace-schema
-pages; downloads come from stats/exports.
+listing) and its search (see search), per-paper pages, taxonomy, statistics, gap map (each
+cell linked to the list filtered to it), claims, screening, changes and trace-schema pages;
+downloads come from stats/exports.
 
 Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
 bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from orchtrace.schemadoc import schema_rows
 
@@ -22,7 +24,8 @@ from . import statsdir
 from .export import entry_bibtex
 from .listing import Listing
 from .plots import figure_titles
-from .presentation import entry_view
+from .presentation import entry_view, shared_codes, value_name, where_query, where_text
+from .search import search_index
 from .tables import build_tables, render
 from .templating import environment
 
@@ -95,6 +98,12 @@ def site_files(
         "by_key": by_key,
         "version": stats["version"],
         "corpus_hash": stats["corpus"]["hash"],
+        "value_name": lambda axis, value: value_name(tax, axis, value),
+        "where_text": lambda where: where_text(tax, where),
+        "where_query": where_query,
+        "list_query": urlencode,
+        "shared_codes": lambda axis: shared_codes(tax.axes[axis]),
+        "gap_views": {g.id: g for g in tax.views.gaps},
     }
 
     def page(
@@ -109,7 +118,7 @@ def site_files(
     listing = Listing(tax, entries)
     for n, context in enumerate(listing.pages(entries), start=1):
         if n == 1:
-            yield page("index.html", "index.html.j2", facet_axes=tax.axes_for("paper"), **context)
+            yield page("index.html", "index.html.j2", facets=listing.facets(), **context)
         else:
             yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
     releases = [[r.version, r.date.isoformat()] for r in corpus.releases.items]
@@ -148,20 +157,7 @@ def site_files(
         yield f"stats/{rel}", data
     if schema:
         yield SCHEMA, schema_path.read_bytes()
-    search = {
-        e["key"]: " ".join(
-            [str(e["title"]), *e["authors"], str(e["summary"]), str(e["notes"])]
-        ).lower()
-        for e in entries
-    }
-    yield (
-        "assets/search-index.js",
-        (
-            "window.LITCORPUS_SEARCH = "
-            + json.dumps(search, ensure_ascii=False, sort_keys=True)
-            + ";\n"
-        ).encode(),
-    )
+    yield "assets/search-index.js", search_index(entries)
     yield from _static().items()
 
 

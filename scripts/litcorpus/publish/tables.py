@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model.taxonomy import Taxonomy
 from .escape import csv_cell, latex_text, md_text
+from .presentation import value_name, where_text
 
 Cell = str | int | float | None
 STATE_MARK = {"expected_empty": "n/a", "empty": "0"}
@@ -105,15 +106,13 @@ def _md_grid(table: Table) -> list[str]:
     return [line(head), "| " + " | ".join(rule) + " |", *(line(r) for r in body)]
 
 
-def _label(tax: Taxonomy, axis: str, value: str) -> str:
-    a = tax.axes[axis]
-    v = a.by_id.get(value)
-    code = a.code_of(value)
-    return (f"{code} {v.label}" if code else v.label) if v else value
+def _labels(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
+    return [value_name(tax, axis, v) for v in values]
 
 
 def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     tables = []
+    views = {g.id: g for g in tax.views.gaps}
     c = stats["corpus"]
     tables.append(
         Table(
@@ -125,12 +124,12 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     )
     for axis, counts in stats["counts"].items():
         a = tax.axes[axis]
-        rows: list[list[Cell]] = [[v, _label(tax, axis, v), n] for v, n in counts.items()]
+        rows: list[list[Cell]] = [[value_name(tax, axis, v), n] for v, n in counts.items()]
         tables.append(
             Table(
                 f"counts-{axis}",
                 f"Entries per value of {a.label}",
-                ["value", "label", "n"],
+                ["value", "n"],
                 rows,
                 "Multi-valued: an entry counts once per value." if a.multi else "",
             )
@@ -150,15 +149,19 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"crosstab-{t['id']}",
                 t["label"],
-                [t["rows_axis"], *t["cols"]],
-                [[r, *cells] for r, cells in zip(t["rows"], t["cells"], strict=True)],
+                [tax.axes[t["rows_axis"]].label, *_labels(tax, t["cols_axis"], t["cols"])],
+                [
+                    [value_name(tax, t["rows_axis"], r), *cells]
+                    for r, cells in zip(t["rows"], t["cells"], strict=True)
+                ],
             )
         )
     for g in stats["gaps"]:
         grid = {(cell["row"], cell["col"]): cell for cell in g["cells"]}
+        scope = where_text(tax, views[g["id"]].where) if g["id"] in views else g["where"]
         rows = [
             [
-                _label(tax, g["rows_axis"], r),
+                value_name(tax, g["rows_axis"], r),
                 *(
                     STATE_MARK.get(grid[(r, col)]["state"], grid[(r, col)]["count"])
                     for col in g["cols"]
@@ -170,17 +173,20 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"gap-{g['id']}",
                 g["label"],
-                [g["rows_axis"], *g["cols"]],
+                [tax.axes[g["rows_axis"]].label, *_labels(tax, g["cols_axis"], g["cols"])],
                 rows,
-                f"Entries: {g['where']}. 0 = unexplored, n/a = does not apply, "
-                f"sparse = 1 to {g['sparse_at']}.",
+                f"Entries: {scope}. 0 = unexplored, n/a = does not apply, sparse = "
+                + ("1." if g["sparse_at"] == 1 else f"1 to {g['sparse_at']}."),
             )
         )
     scale = stats["scale"]
     if scale["regimes"]:
         header = ["regime", "entries", "report nothing"]
+        fields = tax.kinds["paper"].fields if "paper" in tax.kinds else {}
         for name in scale["fields"]:
-            header += [f"{name} reported", f"{name} median", f"{name} max"]
+            spec = fields.get(name)
+            said = (spec.label if spec and spec.label else name).lower()
+            header += [f"{said}: reported", f"{said}: median", f"{said}: max"]
         rows = []
         for reg in scale["regimes"]:
             row: list[Cell] = [reg["label"], reg["entries"], reg["not_reporting"]]
@@ -202,17 +208,22 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 "trend",
                 f"Entries per {t['field']} by {t['by']}",
-                [t["field"], *t["cols"]],
+                [t["field"], *_labels(tax, t["by"], t["cols"])],
                 [[y, *cells] for y, cells in zip(t["rows"], t["cells"], strict=True)],
             )
         )
     if stats["prisma"]:
         p = stats["prisma"]
+        stage_axis, reason_axis = tax.views.prisma["stage_axis"], tax.views.prisma["reason_axis"]
         rows = [["identified", "", p["identified"]]]
         for s in p["stages"]:
-            rows.append([s["id"], "assessed", s["assessed"]])
-            rows.append([s["id"], "excluded", s["excluded"]])
-            rows += [[s["id"], f"excluded: {r}", n] for r, n in s["reasons"].items()]
+            stage = value_name(tax, stage_axis, s["id"])
+            rows.append([stage, "assessed", s["assessed"]])
+            rows.append([stage, "excluded", s["excluded"]])
+            rows += [
+                [stage, f"excluded: {value_name(tax, reason_axis, r)}", n]
+                for r, n in s["reasons"].items()
+            ]
         rows.append(["included", "", p["included"]])
         tables.append(Table("prisma", "Screening flow", ["box", "detail", "n"], rows))
     tables.append(
@@ -260,7 +271,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
         return "; ".join(names.get(k, k) for k in keys)
 
     def labels(axis: str, values: list[str]) -> str:
-        return ", ".join(_label(tax, axis, v) for v in values)
+        return ", ".join(value_name(tax, axis, v) for v in values)
 
     out = []
     if "topologies" in reader:
@@ -272,7 +283,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 ["topology", "what it is", "entries", "examples"],
                 [
                     [
-                        _label(tax, t["axis"], r["value"]),
+                        value_name(tax, t["axis"], r["value"]),
                         tax.axes[t["axis"]].by_id[r["value"]].description,
                         r["count"],
                         named(r["examples"]),
@@ -325,9 +336,9 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 header,
                 [
                     [
-                        _label(tax, b["group_axis"], r["group"]) if r["group"] else "",
+                        value_name(tax, b["group_axis"], r["group"]) if r["group"] else "",
                         names.get(r["key"], r["key"]),
-                        _label(tax, b["multiagent_axis"], r["multiagent"])
+                        value_name(tax, b["multiagent_axis"], r["multiagent"])
                         if r["multiagent"]
                         else "",
                         *(
@@ -345,7 +356,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
     if "sparsity" in reader:
 
         def counted(axis: str, pairs: list[list[Any]]) -> str:
-            return ", ".join(f"{_label(tax, axis, v)} ({n})" for v, n in pairs) or "none"
+            return ", ".join(f"{value_name(tax, axis, v)} ({n})" for v, n in pairs) or "none"
 
         out.append(
             Table(

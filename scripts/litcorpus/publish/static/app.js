@@ -1,6 +1,6 @@
 // Progressive enhancement for the awesome-llm-mas-rl site: facets, search, sort, pages and URL
-// state on the list page; cell selection on the gap map; the BibTeX copy button. Data are only ever
-// written with textContent or attributes, never parsed as HTML.
+// state on the list page; cells and their address on the gap map; the BibTeX copy button. Data
+// are only ever written with textContent or attributes, never parsed as HTML.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -22,6 +22,14 @@
   }
 
   function fmt(n) { return n.toLocaleString("en-US"); }
+
+  function plural(n, one, many) { return fmt(n) + " " + (n === 1 ? one : many); }
+
+  // The reader's words as the search index holds its text (litcorpus/publish/search.py):
+  // lower case, accents dropped, split wherever a character is not a letter or a digit.
+  function fold(text) { return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase(); }
+
+  function queryTerms(q) { return fold(q).split(/[^\p{L}\p{N}]+/u).filter((t) => t); }
 
   // Page numbers the pager names: the first, the last and PAGER_SPAN either side of the
   // current one; null stands for two or more pages left out (listing.page_window).
@@ -58,14 +66,19 @@
     const sort = document.getElementById("sort");
     const status = document.getElementById("status");
     const none = document.getElementById("no-results");
+    const why = document.getElementById("no-results-why");
+    const toggle = document.getElementById("filters-toggle");
+    const groups = document.getElementById("facet-groups");
     const axes = Array.from(form.querySelectorAll("fieldset.facet"),
       (f) => f.getAttribute("data-axis"));
     const orders = {};
     let data = null;
     let entriesLoading = false;
     let queued = null;  // an update waiting for entries.js: {push}
-    let index = null;
+    let index = null;  // each entry's folded text, by position in the list's data
     let indexLoading = false;
+    let hits = null;  // {terms, on}: which entries the last search matched
+    let unknown = {};  // values the address asks for that the facets do not have
     let typingTimer = null;
     let page = 1;
     let focusResults = false;
@@ -82,10 +95,30 @@
     function loadIndex() {
       if (index || indexLoading) { return; }
       indexLoading = true;
+      const failed = () => {
+        indexLoading = false;
+        status.textContent = "The search index could not be loaded.";
+      };
       loadScript("assets/search-index.js", () => {
-        index = window.LITCORPUS_SEARCH || {};
-        update(false, true);
-      }, () => { indexLoading = false; });
+        index = window.LITCORPUS_SEARCH.docs;
+        if (data) { update(false, true); }
+      }, failed);
+    }
+
+    // Which entries hold every term as the start of a word: the text leads with a space and
+    // parts its words with one, so " " + term is a word that starts with term.
+    function searchHits(terms) {
+      const key = terms.join(" ");
+      if (!hits || hits.key !== key) {
+        const on = new Uint8Array(data.entries.length);
+        const needles = terms.map((t) => " " + t);
+        index.forEach((doc) => {
+          const i = data.posOf[doc[0]];
+          if (i !== undefined && needles.every((n) => doc[1].includes(n))) { on[i] = 1; }
+        });
+        hits = { key: key, on: on };
+      }
+      return hits.on;
     }
 
     function loadEntries() {
@@ -115,8 +148,10 @@
       d.spans = Array.from(form.querySelectorAll("fieldset.facet input"), (input) => {
         const a = d.axisAt[input.name];
         const v = a === undefined ? undefined : d.axes[a].valueAt[input.value];
-        return [input.parentNode.querySelector(".count"), a, v];
+        return [input.parentNode.querySelector(".count"), a, v, input];
       }).filter((s) => s[0]);
+      d.posOf = {};
+      d.entries.forEach((e, i) => { d.posOf[e[KEY]] = i; });
       data = d;
     }
 
@@ -137,7 +172,7 @@
       const state = { q: q.value.trim(), sort: sort.value, page: page, since: since, facets: {} };
       axes.forEach((a) => {
         state.facets[a] = Array.from(form.querySelectorAll('input[name="' + a + '"]'))
-          .filter((i) => i.checked).map((i) => i.value);
+          .filter((i) => i.checked).map((i) => i.value).concat(unknown[a] || []);
       });
       return state;
     }
@@ -151,11 +186,21 @@
       q.value = state.q;
       since = state.since || "";
       sort.value = SORTS.indexOf(state.sort) >= 0 ? state.sort : "year";
+      unknown = {};
       axes.forEach((a) => {
-        form.querySelectorAll('input[name="' + a + '"]').forEach((i) => {
-          i.checked = state.facets[a].indexOf(i.value) >= 0;
-        });
+        const inputs = Array.from(form.querySelectorAll('input[name="' + a + '"]'));
+        inputs.forEach((i) => { i.checked = state.facets[a].indexOf(i.value) >= 0; });
+        const known = inputs.map((i) => i.value);
+        const rest = state.facets[a].filter((v) => known.indexOf(v) < 0);
+        if (rest.length) { unknown[a] = rest; }
       });
+      showActive();
+    }
+
+    // The filter button (on narrow screens) says how many filters are ticked.
+    function showActive() {
+      const n = form.querySelectorAll(".facet input:checked").length;
+      toggle.textContent = n ? "Filters (" + n + " active)" : "Filters";
     }
 
     // The address of this page without a query ("./" when it is a folder's index).
@@ -187,15 +232,12 @@
       selected.forEach((on, a) => { if (on) { active.push(a); } });
       const counts = data.axes.map((axis) => new Int32Array(axis.values.length));
       const matched = new Uint8Array(entries.length);
-      const text = terms.length && index ? index : null;
+      const found = terms.length && index ? searchHits(terms) : null;
       const release = state.since ? data.releases.find((r) => r[0] === state.since) : null;
       for (let i = 0; i < entries.length; i += 1) {
         const e = entries[i];
         if (state.since && (!release || !(e[ADDED] > release[1]))) { continue; }
-        if (text) {
-          const hay = text[e[KEY]] || "";
-          if (!terms.every((t) => hay.indexOf(t) >= 0)) { continue; }
-        }
+        if (found && !found[i]) { continue; }
         const values = e[VALUES];
         let misses = 0;
         let missed = -1;
@@ -212,6 +254,45 @@
         }
       }
       return { matched: matched, counts: counts };
+    }
+
+    // Why nothing matches: each filter that alone empties the list, and how many entries its
+    // removal would show.
+    function explainEmpty(state, terms) {
+      const parts = [];
+      Object.keys(unknown).forEach((a) => {
+        const label = data.axes[data.axisAt[a]].label;
+        unknown[a].forEach((v) => { parts.push("There is no " + label + " \u201c" + v + "\u201d."); });
+      });
+      const without = (change) => {
+        const trial = Object.assign({}, state, change);
+        return match(trial, change.q === "" ? [] : terms).matched.reduce((n, m) => n + m, 0);
+      };
+      const names = [];
+      if (terms.length && index) { names.push(["the search \u201c" + state.q + "\u201d", { q: "" }]); }
+      if (state.since) { names.push(["entries added since " + state.since, { since: "" }]); }
+      data.axes.forEach((axis) => {
+        const wanted = state.facets[axis.id] || [];
+        if (!wanted.length || unknown[axis.id]) { return; }
+        const labels = wanted.map((v) => {
+          const j = axis.valueAt[v];
+          return j === undefined ? v : axis.values[j][1];
+        });
+        const facets = Object.assign({}, state.facets);
+        facets[axis.id] = [];
+        names.push([axis.label + ": " + labels.join(" or "), { facets: facets }]);
+      });
+      const helps = [];
+      names.forEach((pair) => {
+        const n = without(pair[1]);
+        if (n) { helps.push("without " + pair[0] + ", " + plural(n, "entry matches", "entries match")); }
+      });
+      if (helps.length) {
+        parts.push("No entry matches all these filters: " + helps.join("; ") + ".");
+      } else if (!parts.length) {
+        parts.push("No entry matches these filters, nor any of them with one filter removed.");
+      }
+      return parts.join(" ");
     }
 
     // Entry positions in the order of a sort; entries.js is already newest first.
@@ -253,6 +334,7 @@
       li.appendChild(el("p", { "class": "summary" }, e[SUMMARY]));
       const chips = li.appendChild(el("p", { "class": "chips" }));
       data.axes.forEach((axis, a) => {
+        if (axis.derived) { return; }  // year and venue: in the byline
         e[VALUES][a].forEach((j) => {
           const v = axis.values[j];
           const attrs = { "class": "chip chip-" + axis.id, href: "taxonomy.html#" + axis.id + "-" + v[0] };
@@ -342,21 +424,26 @@
         return;
       }
       const state = formState();
-      const terms = state.q.toLowerCase().split(/\s+/).filter(Boolean);
+      const terms = queryTerms(state.q);
       if (terms.length && !index) { loadIndex(); }
       const result = match(state, terms);
-      data.spans.forEach((s) => {
-        s[0].textContent = String(s[1] === undefined || s[2] === undefined ? 0
-          : result.counts[s[1]][s[2]]);
+      data.spans.forEach((s) => {  // only what changed is written: fewer style updates
+        const n = String(s[1] === undefined || s[2] === undefined ? 0 : result.counts[s[1]][s[2]]);
+        if (s[0].textContent !== n) { s[0].textContent = n; }
+        const off = n === "0" && !s[3].checked;  // ticking it could only empty the list
+        if (s[3].disabled !== off) { s[3].disabled = off; }
       });
+      showActive();
       const shown = order(SORTS.indexOf(state.sort) >= 0 ? state.sort : "year")
         .filter((i) => result.matched[i] === 1);
       const pages = Math.max(1, Math.ceil(shown.length / data.pageSize));
+      const corrected = page > pages;  // ?page=N past the end: the last page, and say so
       page = Math.min(page, pages);
       state.page = page;
       const count = renderPage(shown);
       renderPager(state, pages);
       none.hidden = shown.length !== 0;
+      if (!shown.length) { why.textContent = explainEmpty(state, terms); }
       const pending = terms.length && !index ? " Loading search index..." : "";
       let sinceText = "";
       if (state.since) {
@@ -373,12 +460,12 @@
         results.focus({ preventScroll: true });
         if (results.getBoundingClientRect().top < 0) { results.scrollIntoView(); }
       }
-      if (push !== null) {
+      if (push !== null || corrected) {
         const url = toQuery(state);
         const current = window.location.search || here();
         if (url !== current) {
           try {
-            if (push) { window.history.pushState(null, "", url); }
+            if (push === true) { window.history.pushState(null, "", url); }
             else { window.history.replaceState(null, "", url); }
           } catch (e) { /* some file:// contexts refuse; the view still updates */ }
         }
@@ -397,6 +484,13 @@
       ev.preventDefault();
       applyToForm({ q: "", sort: "year", since: "", facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
       update(true);
+    });
+    document.getElementById("clear-empty").addEventListener("click", () => { form.reset(); });
+    toggle.hidden = false;
+    toggle.addEventListener("click", () => {
+      const open = toggle.getAttribute("aria-expanded") !== "true";
+      toggle.setAttribute("aria-expanded", String(open));
+      groups.classList.toggle("open", open);
     });
     pager.addEventListener("click", (ev) => {
       const link = ev.target.closest("a[data-page]");
@@ -423,34 +517,41 @@
     applyToForm(initial);
     page = initial.page;
     if (initial.q) { loadIndex(); }
-    if (!isDefault(initial)) { update(null, true); }
+    if (isDefault(initial)) { status.textContent = status.getAttribute("data-default"); }
+    else { update(null, true); }
   }
 
+  // The gap map: a cell with entries links to the list filtered to it, and records itself in
+  // the address first, so that Back returns to it; an empty cell links to its own panel,
+  // which says why it is empty. The panel named by the address's hash is shown.
   function gapPage() {
-    var cells = Array.prototype.slice.call(document.querySelectorAll(".gapmap .cell"));
-    var panels = Array.prototype.slice.call(document.querySelectorAll(".cell-entries"));
-    panels.forEach(function (p) { p.hidden = true; });
+    const cells = Array.from(document.querySelectorAll(".gapmap .cell"));
+    const panels = Array.from(document.querySelectorAll(".cell-entries"));
+    panels.forEach((p) => { p.hidden = true; });
     function show(id) {
-      var target = document.getElementById(id);
-      if (!target) { return; }
-      var gap = target.getAttribute("data-gap");
-      panels.forEach(function (p) { if (p.getAttribute("data-gap") === gap) { p.hidden = p !== target; } });
-      cells.forEach(function (c) {
-        var panel = document.getElementById(c.getAttribute("data-cell"));
+      const target = id ? document.getElementById(id) : null;
+      if (!target || !target.classList.contains("cell-entries")) { return; }
+      const gap = target.getAttribute("data-gap");
+      panels.forEach((p) => {
+        if (p.getAttribute("data-gap") === gap) { p.hidden = p !== target; }
+      });
+      cells.forEach((c) => {
+        const panel = document.getElementById(c.getAttribute("data-cell"));
         if (panel && panel.getAttribute("data-gap") === gap) {
-          c.setAttribute("aria-expanded", String(panel === target));
+          if (panel === target) { c.setAttribute("aria-current", "true"); }
+          else { c.removeAttribute("aria-current"); }
         }
       });
     }
-    cells.forEach(function (c) {
-      c.setAttribute("aria-controls", c.getAttribute("data-cell"));
-      c.setAttribute("aria-expanded", "false");
-      c.setAttribute("role", "button");
-      c.addEventListener("click", function (ev) { ev.preventDefault(); show(c.getAttribute("data-cell")); });
-      c.addEventListener("keydown", function (ev) {
-        if (ev.key === " ") { ev.preventDefault(); show(c.getAttribute("data-cell")); }
+    cells.forEach((c) => {
+      if ((c.getAttribute("href") || "").charAt(0) === "#") { return; }
+      c.addEventListener("click", () => {
+        const id = c.getAttribute("data-cell");
+        try { window.history.replaceState(null, "", "#" + id); } catch (e) { /* file:// */ }
+        show(id);
       });
     });
+    window.addEventListener("hashchange", () => { show(window.location.hash.slice(1)); });
     if (window.location.hash) { show(window.location.hash.slice(1)); }
   }
 
