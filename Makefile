@@ -51,8 +51,9 @@ $(CFF_SCHEMA):
 	$(BIN)/pip download --quiet --no-deps --dest .cache/cffconvert cffconvert==2.0.0
 	$(BIN)/python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob('.cache/cffconvert/*.whl')[0]); open(sys.argv[1], 'wb').write(z.read('cffconvert/schemas/1.2.0/schema.json'))" $(CFF_SCHEMA)
 
+# One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
 test: install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
 golden: install ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden

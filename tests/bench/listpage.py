@@ -5,7 +5,7 @@ reports the new view and the next frame is drawn.
 
     python tests/bench/gencorpus.py 10000 /tmp/corpus-10000
     litcorpus site --root /tmp/corpus-10000 --out /tmp/site-10000
-    python tests/bench/listpage.py /tmp/site-10000
+    python tests/bench/listpage.py /tmp/site-10000 [--against /tmp/site-10000-before] [--reps 15]
 
 The first tick is cold (it may load assets/entries.js); the others are warm. Prints JSON.
 """
@@ -87,16 +87,8 @@ def one_run(browser: Any, index: Path) -> dict[str, Any]:
     return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("site", type=Path)
-    parser.add_argument("--reps", type=int, default=3)
-    args = parser.parse_args()
-    index = args.site / "index.html"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        runs = [one_run(browser, index) for _ in range(args.reps)]
-        browser.close()
+def summary(index: Path, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over RUNS of INDEX (ticks after the first are warm)."""
 
     def median(key: str, pick: Any = None) -> float:
         return statistics.median(pick(r[key]) if pick else r[key] for r in runs)
@@ -115,6 +107,33 @@ def main() -> None:
     }
     if "next_page_frame_ms" in runs[0]:
         out["next_page_frame_ms"] = median("next_page_frame_ms")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("site", type=Path)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="Another build of the site (older code, same corpus), loaded in turn with SITE, "
+        "so that both meet the same spells of a busy machine.",
+    )
+    args = parser.parse_args()
+    sites = [args.site.resolve() / "index.html"]
+    if args.against:
+        sites.append(args.against.resolve() / "index.html")
+    runs: list[list[dict[str, Any]]] = [[] for _ in sites]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        for _ in range(args.reps):
+            for index, site_runs in zip(sites, runs, strict=True):
+                site_runs.append(one_run(browser, index))
+        browser.close()
+    out = summary(sites[0], runs[0])
+    if args.against:
+        out["against"] = summary(sites[1], runs[1])
     print(json.dumps(out, indent=1))
 
 

@@ -10,6 +10,7 @@ with a figure cache of its own; the repository itself is not touched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -61,6 +62,15 @@ def _replace(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def _digests(root: Path) -> dict[str, str]:
+    """Content digests of the files a commit would hold (site/ is not committed)."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*")
+        if p.is_file() and not SKIP.intersection(p.relative_to(root).parts)
+    }
+
+
 def bench_loop(reps: int, peer: Path | None, cache: Path) -> dict[str, Any]:
     root = _copy(cache / "loop")
     env = {**os.environ, "LITCORPUS_CACHE": str(cache / "loop-cache")}
@@ -89,6 +99,12 @@ def bench_loop(reps: int, peer: Path | None, cache: Path) -> dict[str, Any]:
             runs["peer"].append(_time(peer_cmd, env))
     entry.write_text(original, encoding="utf-8")
     subprocess.run(make, check=True, env=env, stdout=subprocess.DEVNULL)
+    committed = _digests(root)
+    edit_summary(0)
+    subprocess.run(make, check=True, env=env, stdout=subprocess.DEVNULL)
+    touched = sorted(p for p, d in _digests(root).items() if committed.get(p) != d)
+    entry.write_text(original, encoding="utf-8")
+    subprocess.run(make, check=True, env=env, stdout=subprocess.DEVNULL)
     before = json.loads((root / "stats" / "stats.json").read_text())["figures"]
     _replace(entry, "scenario: general", "scenario: research")  # one retag
     retag = _time(make, env)
@@ -97,6 +113,7 @@ def bench_loop(reps: int, peer: Path | None, cache: Path) -> dict[str, Any]:
     out: dict[str, Any] = {
         name: round(statistics.median(values), 3) for name, values in runs.items() if values
     }
+    out["summary_files"] = [p for p in touched if p != EDITED]
     out["retag_make"] = round(retag, 3)
     out["retag_redrawn"] = redrawn
     out["figures"] = len(after)
@@ -115,6 +132,10 @@ def report(loop: dict[str, Any]) -> str:
             target = loop.get(f"{name}_target")
             shown = f"  {ratio}x peer (at most {target}x)" if ratio is not None else ""
             lines.append(f"  {name:<14} {loop[name]:>7}{shown}")
+    lines.append(
+        f"  one-summary edit changes {len(loop['summary_files'])} committed files besides the "
+        f"entry: {', '.join(loop['summary_files'])}"
+    )
     lines.append(
         f"  retag_make     {loop['retag_make']:>7}  redrew {len(loop['retag_redrawn'])} of "
         f"{loop['figures']} figures: {', '.join(loop['retag_redrawn']) or 'none'}"

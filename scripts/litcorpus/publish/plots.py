@@ -21,7 +21,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -461,6 +460,8 @@ def _code_version(module: str) -> str:
 
 @cache
 def _mpl_version() -> str:
+    from importlib import metadata  # 20 ms that the README, which draws nothing, need not pay
+
     return metadata.version("matplotlib")
 
 
