@@ -1,7 +1,7 @@
 """orchtrace import on exports other projects wrote (tests/fixtures/traces/exports, see its
-PROVENANCE: OTLP JSON, Tempo, Jaeger, OpenTelemetry JS and Langfuse files of GenAI,
-OpenInference, Vercel AI SDK and Langfuse spans), with every expected value derived by hand
-from the raw spans, and on the cases that used to import wrong: model spans with children,
+PROVENANCE: OTLP JSON and protobuf, Tempo, Jaeger, OpenTelemetry JS and Langfuse files of
+GenAI, OpenInference, Vercel AI SDK and Langfuse spans), with every expected value derived by
+hand from the raw spans, and on the cases that used to import wrong: model spans with children,
 short ids, several traces, the wrong convention, Tempo responses, Vercel AI SDK tool calls,
 OTLP protobuf, JavaScript spans' parents, Langfuse metadata and usage written as JSON."""
 
@@ -373,6 +373,99 @@ def test_otlp_protobuf_is_read(tmp_path: Path) -> None:
     ]
 
 
+def test_openinference_langgraph_protobuf() -> None:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    # LangGraph through OpenInference's LangChain instrumentation, OTLP protobuf (made by
+    # make_openinference_langgraph.py, see PROVENANCE): 16 spans of service newsroom, trace
+    # 18a126ec...; times from the root LangGraph's start, 1796104456.462272 s. The root and
+    # the three supervisor CHAIN spans have children, so they give no event; their children
+    # act for the service. Under supervisor #1: LLM 0.003808-0.02708096 s (llm.token_count
+    # 120 + 6 = 126) and CHAIN route 0.032691968-0.033235968 s, a leaf, so a step. AGENT
+    # researcher_agent (its span name: no agent.name) 0.035066112-0.125668096 s: a spawn by
+    # newsroom and a return; under it LLM 0.040211968-0.072585984 s (210 + 24), TOOL
+    # search_notes 0.07394304-0.092342016 s (no tool_call.id attribute: the span id) and LLM
+    # 0.093263104-0.124647936 s (305 + 58). Supervisor #2: LLM 0.127465984-0.1536832 s
+    # (190 + 7), route 0.154845952-0.155260928 s. AGENT writer_agent 0.159064832-0.216923904
+    # s holds LLM 0.164299008-0.215881984 s (260 + 95). Supervisor #3: LLM
+    # 0.224923136-0.246454016 s (240 + 5), route 0.247575808-0.249793024 s.
+    data = (EXPORTS / "openinference-langgraph.pb").read_bytes()
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(data)
+    raw = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    kinds = [
+        a.value.string_value
+        for s in raw
+        for a in s.attributes
+        if a.key == "openinference.span.kind"
+    ]
+    assert (len(raw), sorted(kinds)) == (16, ["AGENT"] * 2 + ["CHAIN"] * 7 + ["LLM"] * 6 + ["TOOL"])
+    usage = {
+        key: sum(a.value.int_value for s in raw for a in s.attributes if a.key == key)
+        for key in ("llm.token_count.prompt", "llm.token_count.completion")
+    }
+    # input 120 + 210 + 305 + 190 + 260 + 240 = 1325, output 6 + 24 + 58 + 7 + 95 + 5 = 195
+    assert usage == {"llm.token_count.prompt": 1325, "llm.token_count.completion": 195}
+
+    (trace,), note = imported(data)
+    assert note == "" and trace["trace_id"] == "18a126ecf755b4dc2a04b7f602759d11"
+    news, res, wri, call = "newsroom", "researcher_agent", "writer_agent", "853c93ffea72ccc9"
+    assert trace["agents"] == [
+        {"id": news, "role": "agent"},
+        {"id": res, "role": "agent", "parent": news},
+        {"id": wri, "role": "agent", "parent": news},
+    ]
+    assert events_of(trace) == [
+        ("step", news, 0.003808, 0.02708096, 126),
+        ("step", news, 0.032691968, 0.033235968, None),
+        ("spawn", news, 0.035066112, 0.035066112, None),
+        ("step", res, 0.040211968, 0.072585984, 234),
+        ("tool_call", res, 0.07394304, 0.07394304, None, "search_notes", call),
+        ("tool_result", res, 0.092342016, 0.092342016, None, "search_notes", call),
+        ("step", res, 0.093263104, 0.124647936, 363),
+        ("return", res, 0.125668096, 0.125668096, None),
+        ("step", news, 0.127465984, 0.1536832, 197),
+        ("step", news, 0.154845952, 0.155260928, None),
+        ("spawn", news, 0.159064832, 0.159064832, None),
+        ("step", wri, 0.164299008, 0.215881984, 355),
+        ("return", wri, 0.216923904, 0.216923904, None),
+        ("step", news, 0.224923136, 0.246454016, 245),
+        ("step", news, 0.247575808, 0.249793024, None),
+    ]
+    kinds_of_events: dict[str, int] = {}
+    for e in trace["events"]:
+        kinds_of_events[e["type"]] = kinds_of_events.get(e["type"], 0) + 1
+    assert kinds_of_events == {"step": 9, "spawn": 2, "tool_call": 1, "tool_result": 1, "return": 2}
+    # 1325 + 195 tokens; the wall clock is the root's end, 0.251397888 s
+    assert trace["costs"] == {
+        "tool_calls": 1,
+        "messages": 0,
+        "tokens": 1520,
+        "wall_clock_s": 0.251397888,
+    }
+    # Each return leads to newsroom's next event (the researcher's at 0.125668096 to the step
+    # at 0.127465984, the writer's at 0.216923904 to the step at 0.224923136): the run is one
+    # chain, as it was sequential.
+    ids = {(e["type"], e["t"]): e["id"] for e in trace["events"]}
+    assert [(e["source"], e["target"]) for e in trace["edges"] if e["type"] == "return"] == [
+        (ids["return", 0.125668096], ids["step", 0.127465984]),
+        (ids["return", 0.216923904], ids["step", 0.224923136]),
+    ]
+    # The nine steps weigh 0.02327296 + 0.000544 (supervisor #1), 0.032374016 + 0.031384832
+    # (researcher), 0.026217216 + 0.000414976 (#2), 0.051582976 (writer), 0.02153088 +
+    # 0.002217216 (#3): W = 0.189539072 s, and the one chain holds them all, so S = W and the
+    # ideal speedup is 1. Makespan 0.249793024 - 0.003808 = 0.245985024 s, observed speedup
+    # W / makespan = 0.7705. Every step is an ancestor of the final route step: nothing wasted.
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (0.1895, 0.1895, 0.246)
+    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 0.7705)
+    assert (m["wasted_work"], m["wasted_fraction"]) == (0.0, 0.0)
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (3, 2, 1, 1.0)
+    assert m["peak_concurrency"] == 2  # newsroom throughout, one worker at a time
+
+
 def span(sid: str, parent: str | None, start: float, end: float, **attrs: Any) -> dict[str, Any]:
     def value(v: Any) -> dict[str, Any]:
         return {"intValue": str(v)} if isinstance(v, int) else {"stringValue": str(v)}
@@ -462,6 +555,9 @@ def test_a_model_span_with_children_keeps_its_time_and_tokens() -> None:
     m = measured(trace)
     assert (m["work"], m["makespan"], m["observed_speedup"]) == (30.0, 60.0, 0.5)
     assert (m["agents"], m["spawned_agents"], m["spawn_depth"]) == (3, 2, 1)
+    # Both returns (30 and 50 s) lead to lead's step at 50 s, which waits for them: the
+    # longest chain is lead's 10 s, a sub-agent's 5 s chat, lead's last 10 s = 25 s.
+    assert (m["critical_path"], m["ideal_speedup"]) == (25.0, 1.2)
 
 
 def test_openinference_costs_are_kept_once() -> None:

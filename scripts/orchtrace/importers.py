@@ -5,18 +5,20 @@ Spans are read by the conventions they carry: the OpenTelemetry GenAI semantic c
 and LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing
 those, Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of
 the agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else
-its service): an agent span is a spawn by the parent agent and a return at its end; a tool
-span a tool call and its result; a guardrail a safety event; a model span (chat, completion,
-embeddings), and a span of no known convention, steps over its own time, the stretches its
-children leave uncovered, its tokens on the last; any other span (chains, retrievers, the
-SDK's outer calls) a step when it has no children, else only the container of its children.
-A model span always counts its own tokens and cost (US dollars, `cost_usd`); any other span's
-are taken as the total of the spans below it and counted only when none of those carries them
-(on its return, its result, or its own stretches). traces/METRICS.md documents the mapping.
+its service): an agent span is a spawn by the parent agent and a return at its end, which the
+parent's next event waits for; a tool span a tool call and its result; a guardrail a safety
+event; a model span (chat, completion, embeddings), and a span of no known convention, steps
+over its own time, the stretches its children leave uncovered, its tokens on the last; any
+other span (chains, retrievers, the SDK's outer calls) a step when it has no children, else
+only the container of its children. A model span always counts its own tokens and cost (US
+dollars, `cost_usd`); any other span's are taken as the total of the spans below it and
+counted only when none of those carries them (on its return, its result, or its own
+stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -292,6 +294,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
     named: set[str] = set()  # the agents of agent spans
+    returned: list[tuple[str, str]] = []  # (return event, the agent it returns to)
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -355,6 +358,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 )
                 target = events[first]["id"] if first < len(events) - 1 else ret
                 edges.append({"source": spawn, "target": target, "type": "spawn"})
+                returned.append((ret, agent))
 
             then_visit(span.children, name, returns)
             continue
@@ -414,6 +418,11 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         for a, b in itertools.pairwise(lane):
             if times[b] > times[a]:  # spans that start together run side by side
                 edges.append({"source": a, "target": b, "type": "temporal"})
+    for ret, parent in returned:  # the parent's next event waits for the sub-agent's answer
+        lane = lanes[parent]
+        at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)
+        if at < len(lane):
+            edges.append({"source": ret, "target": lane[at], "type": "return"})
     counted: dict[str, Any] = {
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
         "messages": 0,
