@@ -16,7 +16,7 @@ from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.model.naming import short_name
 from litcorpus.publish.readme import render_readme
-from litcorpus.publish.statsdir import build_stats_files
+from litcorpus.publish.statsdir import stats_files
 
 
 def reader_of(root: Path) -> dict:
@@ -108,7 +108,7 @@ def test_reader_declaration_is_checked(mini_root: Path, old: str, new: str, mess
 
 def test_published_in_stats_readme_and_site(tmp_path: Path) -> None:
     root = make_mini_root(tmp_path)
-    files = build_stats_files(analyse(load_corpus(root)))
+    files = stats_files(analyse(load_corpus(root)))  # figures from the run's cache
     stats = json.loads(files["stats.json"])
     assert set(stats["reader"]) >= {"topologies", "families", "benchmarks", "sparsity"}
     for table in ("topologies", "reward-families", "benchmarks", "sparsity"):

@@ -18,13 +18,15 @@ from golden import assert_golden
 from litcorpus.analysis.claims import Claim, evaluate_one
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
-from litcorpus.publish.statsdir import build_stats_files
+from litcorpus.publish.statsdir import stats_files
 
 
 def stats_and_files(root: Path) -> tuple[dict, dict[str, bytes]]:
+    """The statistics and files of stats/ for ROOT, figures from the run's shared cache (each
+    drawn once a run; golden stats.json pins their bytes by hash, so drawing stays
+    reproducible)."""
     result = analyse(load_corpus(root))
-    files = build_stats_files(result)
-    return result.stats, files  # type: ignore[return-value]
+    return result.stats, stats_files(result)  # type: ignore[return-value]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
