@@ -581,6 +581,22 @@ def test_openinference_costs_are_kept_once() -> None:
     assert trace["costs"]["usd"] == 0.5
 
 
+def test_an_agent_span_of_no_length_returns_to_what_follows_its_spawn() -> None:
+    # lead (0-10 s) spawns helper, whose span starts and ends at 5 s, then chats from 6 to 7
+    # s: the return (5 s) leads to the chat, not back to the spawn at the same instant (a
+    # cycle that would fail validation, which imported() runs).
+    (trace,), _ = imported(
+        export(
+            span("root", None, 0, 10, **AGENT, **{"gen_ai.agent.name": "lead"}),
+            span("h", "root", 5, 5, **AGENT, **{"gen_ai.agent.name": "helper"}),
+            span("c", "root", 6, 7, **CHAT),
+        )
+    )
+    kind = {e["id"]: (e["type"], e["agent"]) for e in trace["events"]}
+    back = [(kind[e["source"]], kind[e["target"]]) for e in trace["edges"] if e["type"] == "return"]
+    assert back == [(("return", "helper"), ("step", "lead"))]
+
+
 def test_several_trace_ids_are_several_traces(tmp_path: Path) -> None:
     two = export(
         span("s1", None, 0, 1, trace="aaaa", **{"gen_ai.operation.name": "chat"}),

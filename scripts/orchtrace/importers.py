@@ -294,7 +294,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
     named: set[str] = set()  # the agents of agent spans
-    returned: list[tuple[str, str]] = []  # (return event, the agent it returns to)
+    returned: list[tuple[str, str, str]] = []  # (return event, agent returned to, its spawn)
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -358,7 +358,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 )
                 target = events[first]["id"] if first < len(events) - 1 else ret
                 edges.append({"source": spawn, "target": target, "type": "spawn"})
-                returned.append((ret, agent))
+                returned.append((ret, agent, spawn))
 
             then_visit(span.children, name, returns)
             continue
@@ -418,9 +418,10 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         for a, b in itertools.pairwise(lane):
             if times[b] > times[a]:  # spans that start together run side by side
                 edges.append({"source": a, "target": b, "type": "temporal"})
-    for ret, parent in returned:  # the parent's next event waits for the sub-agent's answer
+    for ret, parent, spawn in returned:  # the parent's next event waits for the answer
         lane = lanes[parent]
         at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)
+        at += at < len(lane) and lane[at] == spawn  # an agent span of no length ends as it starts
         if at < len(lane):
             edges.append({"source": ret, "target": lane[at], "type": "return"})
     counted: dict[str, Any] = {
