@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +18,30 @@ FIXTURES = REPO / "tests" / "fixtures"
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
 
 
+OUTSIDE = str(REPO.parent / "shared")  # the survey's pool beside a checkout; tests/reference
+OUTSIDE_READS: list[str] = []  # holds what the tests need of it
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open" and isinstance(args[0], str | Path) and str(args[0]).startswith(OUTSIDE):
+        OUTSIDE_READS.append(str(args[0]))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """One figure cache for the whole run, subprocesses included: a figure whose data some
-    earlier test already drew is not drawn again (plots.build_figures)."""
+    earlier test already drew is not drawn again (plots.build_figures). A file opened beside
+    the repository, in ../shared, fails the test that opened it: a clone with nothing beside it
+    must pass."""
     if "LITCORPUS_CACHE" not in os.environ:
         os.environ["LITCORPUS_CACHE"] = tempfile.mkdtemp(prefix="litcorpus-test-cache-")
+    sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def _nothing_read_beside_the_repository() -> Iterator[None]:
+    yield
+    read, OUTSIDE_READS[:] = OUTSIDE_READS[:], []
+    assert not read, f"the test opened files outside the repository: {read[:5]}"
 
 
 def make_mini_root(parent: Path) -> Path:
