@@ -83,6 +83,15 @@ def test_a_killed_add_is_undone_from_its_journal(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.yaml"]
 
 
+def test_a_run_killed_before_its_journal_was_placed_leaves_nothing(tmp_path: Path) -> None:
+    """Killed while writing the journal: only the journal's temporary file is there."""
+    journal = tmp_path / ".journal"
+    (tmp_path / "..journal.x3.tmp").write_bytes(b'[{"path"')
+    (tmp_path / "keep.yaml").write_bytes(b"mine\n")
+    assert [p.name for p in files.recover_new_files(journal)] == ["..journal.x3.tmp"]
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.yaml"]
+
+
 def test_two_adds_at_once_write_each_entry_once(mini_root: Path) -> None:
     args = [sys.executable, "-m", "litcorpus", "add", "--root", str(mini_root), "--bibtex", BIB]
     before = set(os.listdir(mini_root / "papers"))

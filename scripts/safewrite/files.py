@@ -75,9 +75,7 @@ def recover_new_files(journal: Path) -> list[Path]:
     removed = _leftovers(journal)  # a run killed while it wrote the journal itself
     try:
         entries = json.loads(journal.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        entries = []
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # no journal (killed before it was placed), or a torn one
         entries = []
     for item in entries if isinstance(entries, list) else []:
         target = Path(item["path"])

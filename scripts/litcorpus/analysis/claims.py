@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model.claimsfile import ALL_KINDS, Claim
 from ..model.corpus import Corpus
+from ..model.naming import plain_value
 from ..model.query import NUMERIC, matches
 from ..model.releases import LIVE
 
@@ -110,7 +111,7 @@ def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:
         held = key in records and matches(entry, want) and (not claim.where or key in hits)
         shown = "; ".join(f"{a}: {', '.join(v) if isinstance(v, list) else v}"
                           for a, v in has.items())  # fmt: skip
-        found = "; ".join(f"{a}: {_value(entry.get(a))}" for a in has)
+        found = "; ".join(f"{a}: {plain_value(entry.get(a))}" for a in has)
         actual = found if key in records else f"{key} is not in the corpus"
         return Outcome(held, f"{key} is tagged {shown}", actual, [key])
     if "keys" in expect:
@@ -122,9 +123,3 @@ def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:
         "no entry" if (op, n) == ("eq", 0) else _BOUNDS[op] + entries(n) for op, n in count.items()
     )
     return Outcome(held, expected, entries(len(hits)), hits)
-
-
-def _value(value: Any) -> str:
-    if value is None or value == []:
-        return "none"
-    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -19,7 +19,7 @@ from ..check.validate import validate_corpus
 from ..model.claimsfile import ClaimsFile, load_claims
 from ..model.corpus import Corpus, load_corpus
 from ..model.problems import Report
-from ..model.releases import Release, resolve
+from ..model.releases import resolve
 from ..model.searches import load_searches
 from ..progress import Progress
 from .agreement import agreement
@@ -37,7 +37,6 @@ class Result:
     update: dict[str, Any] | None  # the flow since the previous release
     agreement: dict[str, Any] | None
     version: str  # the release the result stands for, '+N' for N records added since
-    release: Release | None  # the latest release the records analysed include
     stats: dict[str, Any] | None = None  # stats.json; computed for a valid corpus when asked
 
 
@@ -82,7 +81,6 @@ def analyse(
         update,
         agreed,
         corpus.version(),
-        release,
     )
     if stats and (report.ok or stats_if_invalid):
         from .stats import compute_stats  # pandas: only when statistics are asked for
@@ -95,8 +93,9 @@ def analyse_as_of(corpus: Corpus, as_of: str, progress: Progress | None = None) 
     """The result of the corpus as it stood at release (or on the day) AS_OF: the records
     added up to then, with their tags as they are now. Raises AsOfError for an unknown
     release or a day before the first record."""
-    day, _ = resolve(corpus.releases, as_of, corpus.first_added())
-    return analyse(corpus.as_of(day), progress=progress)
+    return analyse(
+        corpus.as_of(resolve(corpus.releases, as_of, corpus.first_added())), progress=progress
+    )
 
 
 def check(

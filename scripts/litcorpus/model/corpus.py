@@ -17,9 +17,13 @@ from typing import Any
 from ..parallel import map_slices, no_cycle_collection
 from ..progress import Progress
 from .problems import Problem
-from .releases import Releases, load_releases
+from .releases import RELEASES_FILE, Releases, load_releases
 from .taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
 from .yamlio import Document, read_document
+
+# the files beside the records that the corpus hash covers (claims and searches are read by
+# modules that import this one)
+CORPUS_FILES = (TAXONOMY_FILE, "claims.yaml", RELEASES_FILE, "searches.yaml")
 
 
 @dataclass(slots=True)
@@ -81,8 +85,7 @@ class Corpus:
         """A content hash of the taxonomy, the claims and every record file: the exact
         state of the corpus, as cited in stats.json and the READMEs."""
         digest = hashlib.sha256()
-        named = ["taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml"]
-        for rel in [*named, *sorted(r.path for r in self.records)]:
+        for rel in [*CORPUS_FILES, *sorted(r.path for r in self.records)]:
             path = self.root / rel
             if path.is_file():
                 digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -50,3 +50,10 @@ def short_name(data: dict[str, Any]) -> str:
     if head and len(head.split()) <= SHORT_TITLE_WORDS and len(head) <= SHORT_TITLE_CHARS:
         return head
     return byline(data, venue=False)
+
+
+def plain_value(value: Any) -> str:
+    """A field's value in a sentence: a list joined by commas, nothing as 'none'."""
+    if value in (None, [], ""):
+        return "none"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -77,17 +77,12 @@ def describe(where: Where) -> str:
 
 def filter_problems(
     where: Any, tax: Taxonomy, kind: str, section: Section, path: FieldPath
-) -> bool:
-    """Record in SECTION the problems of one filter (unknown fields, values and operators);
-    True when it has none."""
-    before = len(section.problems)
-
-    def bad(p: FieldPath, code: str, message: str, hint: str | None = None) -> None:
-        section.problem(p, code, message, hint)
-
+) -> None:
+    """Record in SECTION the problems of one filter (unknown fields, values and operators)."""
+    bad = section.problem
     if not isinstance(where, dict):
         bad(path, "claim-invalid", "a filter is a mapping of field: condition")
-        return False
+        return
     axes = {a.id: a for a in tax.axes_for(kind)}
     fields = tax.kinds[kind].fields if kind in tax.kinds else {}
     for name, cond in where.items():
@@ -132,4 +127,3 @@ def filter_problems(
                     f"unknown operator '{op}'",
                     f"one of: {', '.join([*SETS, 'present', *NUMERIC])}",
                 )
-    return len(section.problems) == before

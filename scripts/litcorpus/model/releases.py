@@ -49,11 +49,11 @@ class AsOfError(ValueError):
     """An --as-of that names no release and no day the corpus existed on."""
 
 
-def resolve(releases: Releases, as_of: str, first_added: dt.date | None) -> tuple[dt.date, str]:
-    """The day AS_OF stands for (a release's version or a YYYY-MM-DD day) and its label."""
+def resolve(releases: Releases, as_of: str, first_added: dt.date | None) -> dt.date:
+    """The day AS_OF stands for (a release's version or a YYYY-MM-DD day)."""
     release = releases.get(as_of)
     if release is not None:
-        return release.date, release.version
+        return release.date
     try:
         day = dt.date.fromisoformat(as_of)
     except ValueError:
@@ -66,7 +66,7 @@ def resolve(releases: Releases, as_of: str, first_added: dt.date | None) -> tupl
             f"{as_of} is before the first record entered the corpus"
             + (f" ({first_added.isoformat()})" if first_added else "")
         )
-    return day, as_of
+    return day
 
 
 def load_releases(root: Path, today: dt.date | None = None) -> Releases:

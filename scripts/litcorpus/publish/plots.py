@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.taxonomy import Taxonomy
+from .presentation import value_names
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -465,17 +466,6 @@ def _mpl_version() -> str:
     return metadata.version("matplotlib")
 
 
-def _labels(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
-    a = tax.axes.get(axis)
-    out = []
-    for value in values:
-        v = a.by_id.get(value) if a else None
-        code = a.code_of(value) if a else None
-        name = v.label if v else value
-        out.append(f"{code} {name}" if code else name)
-    return out
-
-
 def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) -> list[FigureSpec]:
     """Every figure of stats/figures, with the data it shows."""
     specs = []
@@ -483,26 +473,26 @@ def figure_specs(stats: dict[str, Any], tax: Taxonomy, reason_axis: str | None) 
         axes = tax.axes_for(kind)
         if axes:
             panels = [
-                [a.label, [list(p) for p in zip(_labels(tax, a.id, list(stats["counts"][a.id])),
+                [a.label, [list(p) for p in zip(value_names(tax, a.id, list(stats["counts"][a.id])),
                                                 stats["counts"][a.id].values(), strict=True)]]
                 for a in axes
             ]  # fmt: skip
             specs.append(FigureSpec(f"counts-{kind}", counts_grid, (panels,)))
     for gap in stats["gaps"]:
         labels = {
-            "rows": _labels(tax, gap["rows_axis"], gap["rows"]),
-            "cols": _labels(tax, gap["cols_axis"], gap["cols"]),
+            "rows": value_names(tax, gap["rows_axis"], gap["rows"]),
+            "cols": value_names(tax, gap["cols_axis"], gap["cols"]),
             "cols_axis": tax.axes[gap["cols_axis"]].label,
         }
         specs.append(FigureSpec(f"gap-{gap['id']}", gap_map, (gap, labels)))
         specs.append(FigureSpec(f"coverage-{gap['id']}", coverage, (gap, labels)))
     if "trend" in stats:
         t = stats["trend"]
-        labels = {"cols": _labels(tax, t["by"], t["cols"]), "by": tax.axes[t["by"]].label}
+        labels = {"cols": value_names(tax, t["by"], t["cols"]), "by": tax.axes[t["by"]].label}
         specs.append(FigureSpec("trend", trend, (t, labels)))
     if stats["prisma"] and reason_axis:
         reasons = dict(zip(tax.axes[reason_axis].by_id,
-                           _labels(tax, reason_axis, list(tax.axes[reason_axis].by_id)),
+                           value_names(tax, reason_axis, list(tax.axes[reason_axis].by_id)),
                            strict=True))  # fmt: skip
         specs.append(FigureSpec("prisma", prisma_flow, (stats["prisma"], reasons)))
         if stats.get("prisma_update"):

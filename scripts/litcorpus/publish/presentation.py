@@ -63,6 +63,10 @@ def value_name(tax: Taxonomy, axis: str, value: str) -> str:
     return f"{code} {v.label}" if code else v.label
 
 
+def value_names(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
+    return [value_name(tax, axis, v) for v in values]
+
+
 def shared_codes(axis: Axis) -> dict[str, str]:
     """For each code that several values of AXIS share, a sentence that says so: {'R6': 'R6
     (Debate or verifier reward) has two values: Debate reward and Verifier reward.'}."""

@@ -26,7 +26,7 @@ from .listing import Listing
 from .plots import figure_titles
 from .presentation import entry_view, shared_codes, value_name, where_query, where_text
 from .search import search_index
-from .tables import build_tables, render
+from .tables import build_tables
 from .templating import environment
 
 T = TypeVar("T")
@@ -140,11 +140,11 @@ def site_files(
         for t in e["tags"]:
             members.setdefault((t.axis, t.value), []).append(e)
     yield page("taxonomy.html", "taxonomy.html.j2", members=members, listed=MAX_LISTED)
-    tables = build_tables(stats, tax)
-    for t in tables:
-        render(t, stats["version"])
     yield page(
-        "stats.html", "stats.html.j2", tables=tables, figure_titles=figure_titles(stats, tax)
+        "stats.html",
+        "stats.html.j2",
+        tables=build_tables(stats, tax),
+        figure_titles=figure_titles(stats, tax),
     )
     yield page("gaps.html", "gaps.html.j2", listed=MAX_LISTED)
     yield page("claims.html", "claims.html.j2")

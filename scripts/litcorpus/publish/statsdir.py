@@ -43,9 +43,12 @@ def build_stats_files(
     files: dict[str, bytes] = {}
     tables = build_tables(stats, tax)
     index = []
+    markdown = {}
     for table in tables:
-        for ext, text in render(table, version).items():
+        rendered = render(table, version)
+        for ext, text in rendered.items():
             files[f"tables/{table.id}.{ext}"] = text.encode()
+        markdown[table.id] = rendered["md"]
         index.append(
             {
                 "id": table.id,
@@ -72,7 +75,6 @@ def build_stats_files(
     stats["tables"] = index
     stats["figures"] = figure_index
     files["stats.json"] = (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
-    markdown = {t.id: render(t, version)["md"] for t in tables}
     readme = (
         environment()
         .get_template("stats_readme.md.j2")

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..model.taxonomy import Taxonomy
 from .escape import csv_cell, latex_text, md_text
-from .presentation import value_name, where_text
+from .presentation import value_name, value_names, where_text
 
 Cell = str | int | float | None
 STATE_MARK = {"expected_empty": "n/a", "empty": "0"}
@@ -106,10 +106,6 @@ def _md_grid(table: Table) -> list[str]:
     return [line(head), "| " + " | ".join(rule) + " |", *(line(r) for r in body)]
 
 
-def _labels(tax: Taxonomy, axis: str, values: list[str]) -> list[str]:
-    return [value_name(tax, axis, v) for v in values]
-
-
 def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     tables = []
     views = {g.id: g for g in tax.views.gaps}
@@ -149,7 +145,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"crosstab-{t['id']}",
                 t["label"],
-                [tax.axes[t["rows_axis"]].label, *_labels(tax, t["cols_axis"], t["cols"])],
+                [tax.axes[t["rows_axis"]].label, *value_names(tax, t["cols_axis"], t["cols"])],
                 [
                     [value_name(tax, t["rows_axis"], r), *cells]
                     for r, cells in zip(t["rows"], t["cells"], strict=True)
@@ -173,7 +169,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 f"gap-{g['id']}",
                 g["label"],
-                [tax.axes[g["rows_axis"]].label, *_labels(tax, g["cols_axis"], g["cols"])],
+                [tax.axes[g["rows_axis"]].label, *value_names(tax, g["cols_axis"], g["cols"])],
                 rows,
                 f"Entries: {scope}. 0 = unexplored, n/a = does not apply, sparse = "
                 + ("1." if g["sparse_at"] == 1 else f"1 to {g['sparse_at']}."),
@@ -208,7 +204,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             Table(
                 "trend",
                 f"Entries per {t['field']} by {t['by']}",
-                [t["field"], *_labels(tax, t["by"], t["cols"])],
+                [t["field"], *value_names(tax, t["by"], t["cols"])],
                 [[y, *cells] for y, cells in zip(t["rows"], t["cells"], strict=True)],
             )
         )

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from ..model.corpus import CORPUS_FILES
 from ..model.problems import Report
 from ..progress import Progress
 from ..publish.outputs import cache_dir
 
 PACKAGES = ("litcorpus", "safewrite", "orchtrace")  # the code whose change changes the outputs
 LIBRARIES = ("matplotlib", "jinja2", "pandas", "pylatexenc", "bibtexparser")
-INPUT_FILES = ("taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml", "README.md")
+INPUT_FILES = (*CORPUS_FILES, "README.md")
 INPUT_FOLDERS = ("papers", "exclusions", "reviews", "traces")
 OUTPUTS = ("stats", "site")
 

@@ -23,6 +23,7 @@ from safewrite.files import write_file
 from ..analysis.result import analyse
 from ..model.corpus import Corpus, load_corpus
 from ..model.errors import CommandError
+from ..model.naming import plain_value
 from ..model.releases import RELEASES_FILE, VERSION, Release
 from .diff import DiffError, corpus_at, record_changes
 
@@ -85,12 +86,6 @@ def _item(version: str, date: dt.date, title: str, changes: Changes) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _value(value: Any) -> str:
-    if value in (None, [], ""):
-        return "none"
-    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
 def changelog_section(version: str, date: dt.date, title: str, changes: Changes) -> str:
     lines = [f"## {version} ({date.isoformat()})", "", title, ""]
     for word, keys in (("Added", changes.added), ("Removed", changes.removed)):
@@ -101,7 +96,7 @@ def changelog_section(version: str, date: dt.date, title: str, changes: Changes)
     if changes.retagged:
         lines.append(f"Retagged ({len(changes.retagged)}):")
         lines += [
-            f"- `{c['key']}` {c['axis']}: {_value(c['old'])} -> {_value(c['new'])}"
+            f"- `{c['key']}` {c['axis']}: {plain_value(c['old'])} -> {plain_value(c['new'])}"
             for c in changes.retagged
         ]
         lines.append("")
