@@ -204,9 +204,9 @@ def metrics(
     lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """The measures of a valid trace in our names (plain data in the artifact's format is
-    viewed in ours); TABLE, when given, holds its columns already, REPLAY its replay started
-    by `start_replay`, and LINEAGE its agents' parents."""
-    if isinstance(trace, dict) and detect(trace) == "artifact":
+    viewed in ours); TABLE, when given, holds the columns of the trace viewed in our names
+    already, REPLAY its replay started by `start_replay`, and LINEAGE its agents' parents."""
+    if table is None and isinstance(trace, dict) and detect(trace) == "artifact":
         trace = current_view(trace, set())
     tb = table or event_table(trace)
     rp = replay or start_replay(tb)
