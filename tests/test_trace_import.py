@@ -434,10 +434,6 @@ def test_openinference_langgraph_protobuf() -> None:
         ("step", news, 0.224923136, 0.246454016, 245),
         ("step", news, 0.247575808, 0.249793024, None),
     ]
-    kinds_of_events: dict[str, int] = {}
-    for e in trace["events"]:
-        kinds_of_events[e["type"]] = kinds_of_events.get(e["type"], 0) + 1
-    assert kinds_of_events == {"step": 9, "spawn": 2, "tool_call": 1, "tool_result": 1, "return": 2}
     # 1325 + 195 tokens; the wall clock is the root's end, 0.251397888 s
     assert trace["costs"] == {
         "tool_calls": 1,
