@@ -9,7 +9,7 @@ LITCORPUS := $(BIN)/litcorpus
 NODE_STAMP := tests/awesome/node_modules/.installed
 CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
-.PHONY: all help install check stats readme site serve test golden lint bench clean
+.PHONY: all help install check stats readme site serve sysdeps test golden lint bench clean
 
 all: install ## Install, check, then write stats/, the README list and site/ from one analysis
 	$(LITCORPUS) build
@@ -41,7 +41,10 @@ site: stats readme ## Build the static site into site/ (open site/index.html)
 serve: site ## Serve site/ on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory site
 
-$(NODE_STAMP): tests/awesome/package.json tests/awesome/package-lock.json
+sysdeps: ## Install the system packages the tests run (as root, with apt-get), or name them
+	@tests/sysdeps.sh
+
+$(NODE_STAMP): tests/awesome/package.json tests/awesome/package-lock.json | sysdeps
 	cd tests/awesome && npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
@@ -52,7 +55,7 @@ $(CFF_SCHEMA):
 	$(BIN)/python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob('.cache/cffconvert/*.whl')[0]); open(sys.argv[1], 'wb').write(z.read('cffconvert/schemas/1.2.0/schema.json'))" $(CFF_SCHEMA)
 
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
 golden: install ## Regenerate the golden files under tests/golden (review the diff)

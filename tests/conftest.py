@@ -99,7 +99,7 @@ def browser() -> Iterator[Any]:
     """Headless Chromium, driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
-    assert Path(CHROMIUM).exists(), "install Debian's chromium (.ci/run does)"
+    assert Path(CHROMIUM).exists(), "install Debian's chromium (make test does: tests/sysdeps.sh)"
     with sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,

@@ -109,7 +109,7 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 def citeproc(bibliography: Path) -> str:
     """The bibliography pandoc's citeproc renders from BIBLIOGRAPHY, every entry cited."""
     pandoc = shutil.which("pandoc")
-    assert pandoc, "install Debian's pandoc (.ci/run does)"
+    assert pandoc, "install Debian's pandoc (make test does: tests/sysdeps.sh)"
     doc = bibliography.with_name("cite-all.md")
     doc.write_text('---\nnocite: "@*"\n---\n', encoding="utf-8")
     run = subprocess.run(
@@ -155,7 +155,7 @@ def test_bibtex_parses_in_pybtex_one_entry_per_paper(data: list[dict[str, Any]])
 def test_bibtex_parses_in_biber_one_entry_per_paper(tmp_path: Path) -> None:
     """biber reads a hostile export whole: as many entries as papers, no error."""
     biber = shutil.which("biber")
-    assert biber, "install Debian's biber (.ci/run does)"
+    assert biber, "install Debian's biber (make test does: tests/sysdeps.sh)"
     data = [
         {
             "key": f"k{i}",

@@ -1,0 +1,69 @@
+"""make test's first step (tests/sysdeps.sh): on a machine without the system programs the
+tests run, it installs them with apt-get as root, or names them all in one line and fails
+before any test runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).parent / "sysdeps.sh"
+PACKAGES = ["chromium", "biber", "pandoc", "nodejs", "npm"]
+
+
+def bare_path(tmp_path: Path, *extra: str) -> Path:
+    """A PATH holding only bash and id (and EXTRA): none of the programs the tests need."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("bash", "id", *extra):
+        found = shutil.which(name)
+        assert found, name
+        (bin_dir / name).symlink_to(found)
+    return bin_dir
+
+
+def run(bin_dir: Path, as_user: bool) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": str(bin_dir), "HOME": str(bin_dir.parent)}
+    cmd = [str(bin_dir / "bash"), str(SCRIPT)]
+    if as_user and os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "util-linux's setpriv"
+        cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=bin_dir.parent)
+
+
+def test_a_user_without_the_programs_gets_one_line_naming_them_all() -> None:
+    # pytest's own temporary folders are private to root: the user gets a folder it can read.
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)
+        done = run(bare_path(Path(tmp)), as_user=True)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert all(f" {p}" in lines[0] for p in PACKAGES), lines[0]
+    assert "apt-get install -y" in lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installs with apt-get only as root")
+def test_root_installs_the_missing_programs_with_apt_get(tmp_path: Path) -> None:
+    bin_dir = bare_path(tmp_path, "cat")
+    log = tmp_path / "apt.log"
+    (bin_dir / "apt-get").write_text(f'#!{bin_dir}/bash\necho "$@" >> {log}\n')
+    (bin_dir / "apt-get").chmod(0o755)
+    done = run(bin_dir, as_user=False)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == "update -qq"
+    # The browser and node with Debian's recommends (fonts), the export readers without.
+    assert calls[1] == "install -y -qq chromium nodejs npm"
+    assert calls[2] == "install -y -qq --no-install-recommends biber pandoc"
+
+
+def test_nothing_is_done_when_everything_is_there() -> None:
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True)
+    assert done.returncode == 0 and not done.stderr
