@@ -12,6 +12,12 @@ from conftest import edit
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 
+# One queued record of a search export, as `search import` writes it (facts only).
+QUEUED = (
+    '{"id": "Q0001", "search": "S001", "title": "A queued study", "authors": ["Doe, Jane"], '
+    '"year": 2026, "date": "", "venue": "arXiv", "ids": {"arxiv": "2601.00001"}, '
+    '"url": "https://arxiv.org/abs/2601.00001", "state": "pending"}\n'
+)
 A = "papers/alpha-rl.yaml"
 B = "papers/beta-bench.yaml"
 X = "exclusions/E001.yaml"
@@ -23,6 +29,7 @@ R = "releases.yaml"
 def write(rel: str, content: str | bytes) -> Callable[[Path], None]:
     def action(root: Path) -> None:
         target = root / rel
+        target.parent.mkdir(exist_ok=True)
         if isinstance(content, bytes):
             target.write_bytes(content)
         else:
@@ -352,6 +359,14 @@ CASES += [
             " records_found: 3, duplicates: 1}\n"),
         edit(root / B, "added: 2026-05-04", "added: 2026-06-02\nsearch: S001")),
      "search-mismatch", "searches.yaml", 2),
+    ("queue-not-json", write("screening/queue.jsonl", '{"id": "Q0001", "title": "cut'),
+     "queue-invalid", "screening/queue.jsonl", 1),
+    ("queue-bad-state", write("screening/queue.jsonl", QUEUED.replace('"pending"', '"done"')),
+     "queue-invalid", "screening/queue.jsonl", 1),
+    ("queue-repeated-key", write("screening/queue.jsonl", QUEUED.replace(
+        '"state"', '"title": "Another", "state"')), "queue-invalid", "screening/queue.jsonl", 1),
+    ("queue-unlogged-search", write("screening/queue.jsonl", QUEUED),
+     "search-invalid", "screening/queue.jsonl", 1),
     ("prisma-records", lambda root: (
         edit(root / C, "abstract_screen: {assessed: 5, excluded: 1}",
              "abstract_screen: {assessed: 5, excluded: 2}"),

@@ -43,7 +43,7 @@ def test_survey_bibliography_every_entry_and_the_corpus_refuses_them(tmp_path: P
         "title": "LLM Collaboration With Multi-Agent Reinforcement Learning",
         "authors": ["Liu, Shuo", "Amato, Christopher", "others"],
         "year": 2025,
-        "venue": "arXiv preprint arXiv:2508.04652",
+        "venue": "arXiv",  # "arXiv preprint arXiv:2508.04652" names the arXiv
         "ids": {"arxiv": "2508.04652"},
         "url": "https://arxiv.org/abs/2508.04652",
     }

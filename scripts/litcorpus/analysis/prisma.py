@@ -13,6 +13,7 @@ through other methods.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 from collections import Counter
 from collections.abc import Iterable
@@ -21,8 +22,9 @@ from typing import Any
 from ..model.claimsfile import CLAIMS_FILE, ClaimsFile
 from ..model.corpus import Corpus, Record
 from ..model.problems import Problem
+from ..model.queue import DUPLICATES_FILE, QUEUE_FILE, Queue
 from ..model.releases import LIVE, Release
-from ..model.searches import SEARCHES_FILE, Searches
+from ..model.searches import SEARCHES_FILE, Search, Searches
 from ..model.sections import Section
 from ..model.views import Views
 
@@ -115,12 +117,30 @@ def flow_problems(loaded: ClaimsFile, corpus: Corpus) -> list[Problem]:
     return r.problems
 
 
-def search_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
+def _queue_naming(queue: Queue) -> Counter[str]:
+    """Per search, its records the queue holds and no record file stands for yet: those still
+    to screen, and those a stopping rule set aside."""
+    return Counter(
+        str(q.data.get("search")) for q in queue.items.values() if not q.data.get("record")
+    )
+
+
+def search_problems(
+    corpus: Corpus, searches: Searches, queue: Queue | None = None
+) -> list[Problem]:
     """Every record names a logged search or none; each search's records found, less its
-    duplicates, are exactly the records that name it; no record names a search run after it
-    entered the corpus."""
+    duplicates, are exactly the records that name it (entries, exclusions, and queued records
+    not yet decided); an imported search's duplicates are each listed; no record names a
+    search run after it entered the corpus."""
     out: list[Problem] = []
-    naming: Counter[str] = Counter()
+    queue = queue or Queue()
+    naming: Counter[str] = _queue_naming(queue)
+    for q in queue.items.values():
+        if str(q.data.get("search")) not in searches.items:
+            message = (
+                f"{q.id} names search '{q.data.get('search')}', which {SEARCHES_FILE} does not log"
+            )
+            out.append(Problem(QUEUE_FILE, "search-invalid", message, q.line, None, "search"))
     for rec in corpus:
         sid = rec.data.get("search")
         if sid is None:
@@ -138,6 +158,7 @@ def search_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
         if rec.added and search.date_run > rec.added:
             message = f"entered the corpus on {rec.added}, before search {sid} ran"
             out.append(Problem(rec.path, "search-invalid", message, line, col, "search"))
+    listed = Counter(str(d.get("search")) for d in queue.duplicates)
     r = Section(searches.doc, SEARCHES_FILE, "search-mismatch")
     for i, search in enumerate(searches.items.values()):
         expected = search.records_found - search.duplicates
@@ -150,48 +171,89 @@ def search_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
                 "log every screened record (retained or excluded) with search: "
                 f"{search.id}, or correct the counts",
             )
+        if search.imported and listed[search.id] != search.duplicates:
+            r.bad(
+                ("searches", i, "duplicates"),
+                f"search {search.id} removed {search.duplicates} duplicates, but "
+                f"{DUPLICATES_FILE} lists {listed[search.id]}",
+                "an imported search's counts come from its import: do not edit them by hand",
+            )
     return out + r.problems
 
 
-def update_flow(corpus: Corpus, searches: Searches, previous: Release) -> dict[str, Any] | None:
+def update_flow(
+    corpus: Corpus, searches: Searches, previous: Release, queue: Queue | None = None
+) -> dict[str, Any] | None:
     """The PRISMA 2020 flow of an updated review: the studies included in the previous
-    release, the records added since split by how they were found, and the new total."""
+    release, the records found since, in the databases arm (searches of databases, with the
+    count of each) and the other-methods arm (websites and citation searching, and records
+    that name no search), and the new total. Records a stopping rule set aside are counted as
+    marked ineligible by an automation tool; records not yet screened are named apart."""
     views = corpus.taxonomy.views
     if not views.prisma:
         return None
+    queue = queue or Queue()
+    day = corpus.as_of_day or dt.date.max
     before = corpus.as_of(previous.date)
     old = {id(r) for r in before.records}
     new = [r for r in corpus if id(r) not in old]
-    searched = [r for r in new if r.data.get("search") is not None]
-    other = [r for r in new if r.data.get("search") is None]
-    used = {str(r.data["search"]) for r in searched} & set(searches.items)
-    logged = [searches.items[s] for s in sorted(used)]
-    via_searches = _stages(searched, corpus, views)
-    via_searches["identified"] = sum(s.records_found for s in logged)
-    via_searches["duplicates"] = sum(s.duplicates for s in logged)
-    via_searches["searches"] = [s.id for s in logged]
-    via_other = _stages(other, corpus, views)
+    run = {s.id: s for s in searches.items.values() if previous.date < s.date_run <= day}
+    arms: dict[str, list[Record]] = {"database": [], "other": []}
+    for r in new:
+        search = run.get(str(r.data.get("search")))
+        arms["database" if search and search.method == "database" else "other"].append(r)
+    waiting = [q for q in queue.items.values() if str(q.data.get("search")) in run]
+    flows = {}
+    for arm, records in arms.items():
+        logged = [s for s in run.values() if (s.method == "database") == (arm == "database")]
+        flow = _stages(records, corpus, views)
+        unlogged = 0 if arm == "database" else sum(1 for r in records if "search" not in r.data)
+        flow["identified"] = sum(s.records_found for s in logged) + unlogged
+        flow["duplicates"] = sum(s.duplicates for s in logged)
+        flow["searches"] = [s.id for s in logged]
+        mine = [q for q in waiting if run[str(q.data["search"])] in logged]
+        flow["automation"] = sum(1 for q in mine if q.state == "set_aside")
+        flow["awaiting"] = sum(
+            1 for q in mine if not q.data.get("record") and q.state != "set_aside"
+        )
+        flow["sources"] = _sources(logged)
+        flows[arm] = flow
     previous_studies = sum(r.kind != views.prisma["kind"] for r in before.records)
-    new_studies = via_searches["included"] + via_other["included"]
+    new_studies = flows["database"]["included"] + flows["other"]["included"]
     return {
         "previous": {
             "version": previous.version,
             "date": previous.date.isoformat(),
             "studies": previous_studies,
         },
-        "searches": via_searches,
-        "other": via_other,
+        "searches": flows["database"],
+        "other": flows["other"],
         "new_studies": new_studies,
         "total_studies": previous_studies + new_studies,
     }
+
+
+def _sources(logged: list[Search]) -> list[dict[str, Any]]:
+    """Records found and duplicates removed per source (PRISMA 2020's database-specific
+    counts), in the order the sources were first searched."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in logged:
+        blank = {"database": s.database, "method": s.method, "searches": 0}
+        box = out.setdefault(s.database, {**blank, "records_found": 0, "duplicates": 0})
+        box["searches"] += 1
+        box["records_found"] += s.records_found
+        box["duplicates"] += s.duplicates
+    return list(out.values())
 
 
 # The PRISMA2020 package's CSV template (inst/extdata/PRISMA.csv): data key, node, box.
 _TEMPLATE = {
     "previous_studies": ("node5", "box1"),
     "database_results": ("node7", "box2"),
+    "website_results": ("node17", "box11"),
     "citations_results": ("NA", "box11"),
     "duplicates": ("node8", "box3"),
+    "excluded_automatic": ("NA", "box3"),
     "records_screened": ("node9", "box4"),
     "records_excluded": ("node10", "box5"),
     "dbr_sought_reports": ("node11", "box6"),
@@ -205,6 +267,13 @@ _TEMPLATE = {
     "new_studies": ("node15", "box10"),
     "total_studies": ("node22", "box16"),
 }
+
+
+def _after(arm: dict[str, Any], method: str) -> int:
+    """Records ARM's searches of METHOD found, less their duplicates."""
+    return sum(
+        b["records_found"] - b["duplicates"] for b in arm["sources"] if b["method"] == method
+    )
 
 
 def _reasons(stages: list[dict[str, Any]], labels: dict[str, str]) -> str:
@@ -258,9 +327,23 @@ def prisma2020_csv(
                 f"Studies included in the previous release ({previous['version']})",
                 previous["studies"],
             ),
-            ("database_results", "Records identified by logged searches", s["identified"]),
-            ("citations_results", "Records identified by other methods", o["identified"]),
+            ("database_results", "Records identified from databases", s["identified"]),
+            (
+                "website_results",
+                "Records identified from websites (paper lists), duplicates removed",
+                _after(o, "website"),
+            ),
+            (
+                "citations_results",
+                "Records identified by citation searching and otherwise, duplicates removed",
+                o["identified"] - o["duplicates"] - _after(o, "website"),
+            ),
             ("duplicates", "Duplicate records removed", s["duplicates"] + first["excluded"]),
+            (
+                "excluded_automatic",
+                "Records marked as ineligible by automation tools (a stopping rule)",
+                s["automation"],
+            ),
             ("records_screened", "Records screened on title and abstract", screened["assessed"]),
             ("records_excluded", "Records excluded on title and abstract", screened["excluded"]),
             ("dbr_sought_reports", "Reports sought for retrieval", assessed),

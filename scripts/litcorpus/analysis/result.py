@@ -19,6 +19,7 @@ from ..check.validate import validate_corpus
 from ..model.claimsfile import ClaimsFile, load_claims
 from ..model.corpus import Corpus, load_corpus
 from ..model.problems import Report
+from ..model.queue import load_queue
 from ..model.releases import resolve
 from ..model.searches import load_searches
 from ..progress import Progress
@@ -52,9 +53,11 @@ def analyse(
     valid corpus, or any corpus with STATS_IF_INVALID)."""
     report = validate_corpus(corpus, today, strict, progress)
     searches = load_searches(corpus.root, today)
+    queue = load_queue(corpus.root, corpus.taxonomy)
     if corpus.as_of_day is None:  # a search's records may enter over days: check them whole
         report.extend(searches.problems)
-        report.extend(search_problems(corpus, searches))
+        report.extend(queue.problems)
+        report.extend(search_problems(corpus, searches, queue))
     claims_file = load_claims(corpus)
     report.extend(claims_file.problems)
     report.extend(flow_problems(claims_file, corpus))
@@ -71,7 +74,7 @@ def analyse(
     # the update flow runs from the previous release: the one before, when this is a release
     is_release = release is not None and release.date == corpus.as_of_day
     previous = (included[-2] if len(included) > 1 else None) if is_release else release
-    update = update_flow(corpus, searches, previous) if previous else None
+    update = update_flow(corpus, searches, previous, queue) if previous else None
     result = Result(
         corpus,
         report,

@@ -23,7 +23,14 @@ from .yamlio import Document, read_document
 
 # the files beside the records that the corpus hash covers (claims and searches are read by
 # modules that import this one)
-CORPUS_FILES = (TAXONOMY_FILE, "claims.yaml", RELEASES_FILE, "searches.yaml")
+CORPUS_FILES = (
+    TAXONOMY_FILE,
+    "claims.yaml",
+    RELEASES_FILE,
+    "searches.yaml",
+    "screening/queue.jsonl",
+    "screening/duplicates.jsonl",
+)
 
 
 @dataclass(slots=True)

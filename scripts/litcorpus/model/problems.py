@@ -67,6 +67,7 @@ CODES: dict[str, str] = {
     "release-invalid": "releases.yaml is malformed: a bad version or date, or out of order.",
     "search-invalid": "searches.yaml is malformed, or a record names a search it does not log.",
     "search-mismatch": "A logged search's counts do not add up with the records that name it.",
+    "queue-invalid": "The screening queue (screening/*.jsonl) holds a malformed record.",
 }
 # The codes that report what a reader may still want to know, but that do not make the corpus
 # wrong: they fail only `check --strict`. Every other code is an error.

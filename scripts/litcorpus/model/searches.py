@@ -22,6 +22,11 @@ SEARCHES_FILE = "searches.yaml"
 SEARCH_ID = re.compile(r"S\d{3,}\Z")
 
 
+# How PRISMA 2020 counts a search: in the databases arm, or among other methods (websites such
+# as published paper lists, citation searching).
+METHODS = ("database", "website", "citations")
+
+
 @dataclass(frozen=True, slots=True)
 class Search:
     id: str
@@ -30,6 +35,9 @@ class Search:
     date_run: dt.date
     records_found: int
     duplicates: int
+    database: str = ""  # where the records came from, as PRISMA counts them per source
+    method: str = "database"
+    imported: bool = False  # logged by `search import`: its duplicates are listed one by one
 
 
 @dataclass(slots=True)
@@ -74,6 +82,13 @@ def load_searches(root: Path, today: dt.date | None = None) -> Searches:
                 "duplicates are part of what the search found",
             )
             continue
-        out.items[sid] = Search(sid, source, query, day, found, duplicates)
+        method = r.get(item, path, "method", str, "database")
+        if method not in METHODS:
+            r.bad((*path, "method"), f"'{method}' is not a search method", ", ".join(METHODS))
+        database = r.get(item, path, "database", str, "") or source
+        imported = "sha256" in item
+        out.items[sid] = Search(
+            sid, source, query, day, found, duplicates, database, method, imported
+        )
     out.problems += r.problems
     return out

@@ -103,6 +103,11 @@ def _save(fig: Figure) -> dict[str, bytes]:
     return out
 
 
+def figure_files(fig: Figure) -> dict[str, bytes]:
+    """FIG as the SVG (with the dark style) and PNG bytes every figure of the corpus has."""
+    return _save(fig)
+
+
 def counts_grid(panels: list[list[Any]]) -> Figure:
     """PANELS: [axis label, [[value label, n], ...]] for each axis."""
     setup()

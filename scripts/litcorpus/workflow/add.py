@@ -11,28 +11,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import os
 import re
-import stat
-import sys
 import unicodedata
 import urllib.error
+import urllib.parse
 import urllib.request
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bibtexparser
-from bibtexparser.middlewares import (
-    LatexDecodingMiddleware,
-    NormalizeFieldKeys,
-    SeparateCoAuthors,
-    SplitNameParts,
-)
-from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
-from pylatexenc.latex2text import LatexNodes2Text
 from rapidfuzz import fuzz
 
 from safewrite.files import write_new_files
@@ -41,16 +29,16 @@ from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
 from ..check.validate import MAX_SLUG, SLUG
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
+from ..model.queue import load_queue
 from ..publish.outputs import JOURNAL
+from ..sources.atom import atom_records
+from ..sources.bibtex import bibtex_records
+from ..sources.detect import LABELS, decode, read_bytes, sniff
+from ..sources.found import SourceError
+from ..sources.found import arxiv_id as arxiv_id_of
 
 ARXIV_API = os.environ.get("LITCORPUS_ARXIV_API", "https://export.arxiv.org/api/query")
-ATOM = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
-ARXIV_IN_TEXT = re.compile(r"(?:arxiv[:/ ]|abs/)(\d{4}\.\d{4,5})", re.IGNORECASE)
-ARXIV_ID = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})")  # new and old
-# Where BibTeX and biblatex entries name their venue, in order of preference.
-VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "howpublished", "institution", "publisher")
-MAX_BIBTEX = 16 << 20
-_LATEX = LatexNodes2Text()
+MAX_ANSWER = 4 << 20  # an answer for one id is a few kilobytes
 STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "via", "towards"}
 
 
@@ -68,172 +56,56 @@ class Draft:
     refused: list[str] = field(default_factory=list)
 
 
-def _decoded(parts: list[str]) -> str:
-    text = " ".join(str(_LATEX.latex_to_text(part)) for part in parts)
-    return " ".join(text.split())
-
-
-def _person(parts: Any) -> str:
-    """'Family, Given' from BibTeX's name parts, LaTeX decoded only now: decoding first would
-    drop the braces that keep a name whole."""
-    last = _decoded([*parts.von, *parts.last])
-    first = _decoded([*parts.first, *parts.jr])
-    if last.lower() == "others":
-        return "others"
-    return f"{last}, {first}" if first else last
-
-
 def read_bibtex(path: Path) -> str:
-    """The text of a BibTeX file ('-': standard input), refusing what cannot be one."""
-    if str(path) == "-":
-        raw = sys.stdin.buffer.read(MAX_BIBTEX + 1)
-    else:
-        try:
-            info = path.stat()
-            if not stat.S_ISREG(info.st_mode):
-                raise AddError(
-                    "unreadable-input",
-                    f"{path} is not a regular file (a pipe, a device or a folder)",
-                )
-            with open(path, "rb") as f:
-                raw = f.read(MAX_BIBTEX + 1)
-        except OSError as exc:
-            raise AddError(
-                "unreadable-input", f"cannot read {path}: {exc.strerror or exc}"
-            ) from exc
-    if len(raw) > MAX_BIBTEX:
-        raise AddError(
-            "unreadable-input", f"{path} is larger than {MAX_BIBTEX:,} bytes", "split it"
-        )
+    """The text of a BibTeX file ('-': standard input), refusing what cannot be one: an
+    empty input, or a file of another format (RIS, CSL-JSON, ...), named as what it is."""
+    name = "standard input" if str(path) == "-" else str(path)
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        data = decode(read_bytes(path), name)
+    except SourceError as exc:
+        raise AddError(exc.code, exc.message, exc.hint) from exc
+    if not data.strip():
+        raise AddError("import-empty", f"{name} is empty; nothing was written")
+    looks, _ = sniff(data)
+    if looks not in ("bibtex", None):
+        seen = LABELS.get(looks or "", looks or "")
         raise AddError(
-            "unreadable-input",
-            f"{path}:{line}: invalid UTF-8 byte {raw[exc.start]:#04x}",
-            "save the file as UTF-8",
-        ) from exc
-
-
-def _block_problem(block: Any) -> str:
-    """What is wrong with one block bibtexparser could not take, and where."""
-    line = (block.start_line or 0) + 1
-    if isinstance(block, DuplicateBlockKeyBlock):
-        first = (block.previous_block.start_line or 0) + 1
-        return f"line {line}: key '{block.key}' is used twice (lines {first} and {line})"
-    if isinstance(block, DuplicateFieldKeyBlock):
-        fields = ", ".join(sorted(block.duplicate_keys))
-        key = getattr(block.ignore_error_block, "key", "?")
-        return f"line {line}: entry '{key}' gives {fields} twice"
-    error = getattr(block, "error", None)
-    reason = str(getattr(error, "abort_reason", "") or error or "syntax error").strip()
-    head = str(getattr(block, "raw", "")).strip().splitlines()[:1]
-    return f"line {line}: cannot parse {head[0][:60] if head else 'the block'!r}: {reason}"
-
-
-def _library(text: str) -> Any:
-    log = logging.getLogger("bibtexparser")
-    level, log.level = log.level, logging.CRITICAL  # its problems are reported below, once
-    try:
-        library = bibtexparser.parse_string(
-            text,
-            append_middleware=[
-                NormalizeFieldKeys(),  # field names are case-insensitive: Author = {...}
-                SeparateCoAuthors(),
-                SplitNameParts(),
-                LatexDecodingMiddleware(),  # every field but the names (see _person)
-            ],
+            "import-wrong-format",
+            f"{name} is not BibTeX: it looks like {seen}; nothing was written",
+            f"screen it with 'litcorpus search import {name} --source {looks} --query ...', "
+            "or give its BibTeX"
+            if looks in LABELS
+            else "give the paper's BibTeX",
         )
-    except Exception as exc:  # bibtexparser gives up on input it cannot split into blocks
-        raise AddError(
-            "bibtex-invalid", f"cannot read the BibTeX input ({exc}); nothing was written"
-        ) from exc
-    finally:
-        log.level = level
-    if library.failed_blocks:
-        first = library.failed_blocks[0]
-        raise AddError(
-            "bibtex-invalid",
-            "the BibTeX input has problems; nothing was written:\n  "
-            + "\n  ".join(_block_problem(b) for b in library.failed_blocks),
-            "rename one of the repeated keys, or remove one of the two entries"
-            if isinstance(first, DuplicateBlockKeyBlock)
-            else "keep one value of each field"
-            if isinstance(first, DuplicateFieldKeyBlock)
-            else "fix the entry at that line (an unclosed brace or a missing comma?)",
-        )
-    return library
-
-
-def _with_crossref(entry: Any, by_key: dict[str, Any]) -> dict[str, Any]:
-    """An entry's fields, completed from the entry its crossref names (BibTeX's inheritance)."""
-    fields = {k.lower(): v.value for k, v in entry.fields_dict.items()}
-    parent = by_key.get(str(fields.get("crossref", "")).strip().lower())
-    if parent is not None:
-        for k, v in parent.fields_dict.items():
-            name = "booktitle" if k.lower() == "title" else k.lower()
-            fields.setdefault(name, v.value)
-    return fields
+    return data
 
 
 def drafts_from_bibtex(text: str) -> list[Draft]:
-    library = _library(text)
-    by_key = {e.key.lower(): e for e in library.entries}
-    containers = {
-        str(e.fields_dict["crossref"].value).strip().lower()
-        for e in library.entries
-        if "crossref" in e.fields_dict
-    }
-    drafts = []
-    for entry in library.entries:
-        if entry.key.lower() in containers or entry.entry_type.lower() == "set":
-            continue  # a volume that papers cross-reference, or a biblatex set: not a paper
-        f = _with_crossref(entry, by_key)
-        clean = {
-            k: re.sub(r"\s+", " ", v.replace("{", "").replace("}", "")).strip()
-            for k, v in f.items()
-            if isinstance(v, str)
-        }
-        facts: dict[str, Any] = {"title": clean.get("title", "")}
-        if isinstance(f.get("author"), list):
-            facts["authors"] = [_person(p) for p in f["author"]]
-        year = re.search(r"\d{4}", clean.get("year") or clean.get("date", ""))  # biblatex: date
-        if year:
-            facts["year"] = int(year.group())
-        venue = next((clean[k] for k in VENUE_FIELDS if clean.get(k)), "")
-        facts["venue"] = venue
-        ids = {}
-        eprint = re.sub(r"^arxiv:|v\d+$", "", clean.get("eprint", ""), flags=re.IGNORECASE)
-        blob = " ".join(clean.get(k, "") for k in ("journal", "url", "note"))
-        arxiv = ARXIV_ID.fullmatch(eprint) or ARXIV_IN_TEXT.search(blob)
-        if arxiv:
-            ids["arxiv"] = arxiv.group(1)
-        if clean.get("doi"):
-            ids["doi"] = re.sub(r"^https?://(dx\.)?doi\.org/", "", clean["doi"])
-        facts["ids"] = ids
-        url = clean.get("url") or (
-            f"https://arxiv.org/abs/{ids['arxiv']}"
-            if "arxiv" in ids
-            else f"https://doi.org/{ids['doi']}"
-            if "doi" in ids
-            else ""
+    try:
+        found = bibtex_records(text)
+    except SourceError as exc:
+        raise AddError(exc.code, exc.message, exc.hint) from exc
+    if not found:
+        raise AddError(
+            "import-empty",
+            "the input holds no BibTeX entry (@article{...}); nothing was written",
+            "give the paper's BibTeX",
         )
-        facts["url"] = url
-        if venue == "" and "arxiv" in ids:
-            facts["venue"] = "arXiv"
-        line = (entry.start_line or 0) + 1
-        drafts.append(Draft(f"BibTeX entry '{entry.key}' (line {line})", facts, key=entry.key))
-    return drafts
+    return [Draft(f.where, f.facts(), key=f.key) for f in found]
 
 
 def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str:
-    if not re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", arxiv_id):
-        raise AddError("unreadable-input", f"'{arxiv_id}' is not an arXiv id such as 2412.01928")
-    url = f"{api}?id_list={arxiv_id}&max_results=1"
+    """The arXiv API's answer for one id (new style, or old style such as cs/0112017)."""
+    if arxiv_id_of(arxiv_id) != re.sub(r"v\d+$", "", arxiv_id.strip()):
+        raise AddError(
+            "unreadable-input",
+            f"'{arxiv_id}' is not an arXiv id such as 2412.01928 or cs/0112017",
+            usage=True,
+        )
+    url = f"{api}?id_list={urllib.parse.quote(arxiv_id.strip(), safe='/.')}&max_results=1"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            return str(response.read().decode("utf-8"))
+            raw = response.read(MAX_ANSWER + 1)
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise AddError(
@@ -241,46 +113,35 @@ def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str
             f"cannot reach the arXiv API at {api} ({reason}); are you offline? "
             "Use --bibtex with the paper's BibTeX instead",
         ) from exc
-
-
-def drafts_from_arxiv(atom: str) -> list[Draft]:
     try:
-        feed = ET.fromstring(atom)
-    except ET.ParseError as exc:
+        return str(raw[:MAX_ANSWER].decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise AddError(
-            "arxiv-unavailable", f"the arXiv API answered with malformed XML ({exc})"
+            "arxiv-unavailable",
+            f"the arXiv API answered with text that is not UTF-8 (byte {exc.start}); "
+            "nothing was written",
+            "try again later, or use --bibtex",
         ) from exc
-    drafts = []
-    for entry in feed.findall("a:entry", ATOM):
-        ident = (entry.findtext("a:id", "", ATOM) or "").rsplit("/", 1)[-1]
-        arxiv_id = re.sub(r"v\d+$", "", ident)
-        title = re.sub(r"\s+", " ", entry.findtext("a:title", "", ATOM)).strip()
-        if not arxiv_id or title.lower() == "error":
-            found = entry.findtext("a:summary", "", ATOM)
-            raise AddError("arxiv-unavailable", f"the arXiv API found no paper: {found}")
-        names = [
-            re.sub(r"\s+", " ", n.text or "").strip()
-            for n in entry.findall("a:author/a:name", ATOM)
-        ]
-        authors = [
-            f"{n.rsplit(' ', 1)[1]}, {n.rsplit(' ', 1)[0]}" if " " in n else n for n in names
-        ]
-        published = entry.findtext("a:published", "", ATOM)
-        facts: dict[str, Any] = {
-            "title": title,
-            "authors": authors,
-            "year": int(published[:4]) if published[:4].isdigit() else None,
-            "venue": entry.findtext("arxiv:journal_ref", "", ATOM).strip() or "arXiv",
-            "ids": {"arxiv": arxiv_id},
-            "url": f"https://arxiv.org/abs/{arxiv_id}",
-        }
-        doi = entry.findtext("arxiv:doi", "", ATOM).strip()
-        if doi:
-            facts["ids"]["doi"] = doi
-        drafts.append(Draft(f"arXiv {arxiv_id}", facts))
-    if not drafts:
+
+
+def drafts_from_arxiv(atom: str, requested: str | None = None) -> list[Draft]:
+    """The one paper the arXiv API's answer ATOM holds for id REQUESTED (any other entry in
+    the answer is refused: the API answered something else)."""
+    try:
+        found = atom_records(atom, "the arXiv API's answer")
+    except SourceError as exc:
+        raise AddError("arxiv-unavailable", exc.message, exc.hint) from exc
+    want = arxiv_id_of(requested) if requested else None
+    mine = [f for f in found if want is None or f.ids.get("arxiv") == want]
+    if not mine:
         raise AddError("arxiv-unavailable", "the arXiv API returned no entry for this id")
-    return drafts
+    if want is not None and len(found) != 1:
+        raise AddError(
+            "arxiv-unavailable",
+            f"the arXiv API answered {len(found)} entries for {want}; nothing was written",
+            "try again later, or use --bibtex",
+        )
+    return [Draft(f"arXiv {f.ids['arxiv']}", f.facts()) for f in mine]
 
 
 _FOLD = str.maketrans(
@@ -334,6 +195,11 @@ def find_duplicates(drafts: list[Draft], corpus: Corpus) -> None:
         title = rec.data.get(corpus.taxonomy.kinds[rec.kind].title_field)
         if isinstance(title, str):
             titles.append((normalize_title(title), rec.path))
+    for q in load_queue(corpus.root, corpus.taxonomy).open():
+        where = f"{q.id}, queued by search {q.data.get('search')} (decide it with screen decide)"
+        for s, v in (q.data.get("ids") or {}).items():
+            owners.setdefault((s, str(v).lower()), where)
+        titles.append((normalize_title(str(q.data.get("title", ""))), where))
     for d in drafts:
         ids = {(s, str(v).lower()) for s, v in d.facts.get("ids", {}).items()}
         for ident in sorted(ids):
@@ -354,7 +220,11 @@ def _q(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def render_entry(key: str, facts: dict[str, Any], corpus: Corpus, today: dt.date) -> str:
+def render_entry(
+    key: str, facts: dict[str, Any], corpus: Corpus, today: dt.date, search: str | None = None
+) -> str:
+    """papers/KEY.yaml's scaffold: FACTS filled in, every taxonomy field present and commented
+    with its allowed values, dated TODAY, naming the SEARCH that found it (when one did)."""
     tax = corpus.taxonomy
     lines = [f"key: {key}", f"title: {_q(facts.get('title', ''))}", "authors:"]
     lines += [f"  - {_q(a)}" for a in facts.get("authors", [])] or ['  # - "Family, Given"']
@@ -391,6 +261,8 @@ def render_entry(key: str, facts: dict[str, Any], corpus: Corpus, today: dt.date
     lines.append("notes:  # what you read (an arXiv id or address); say 'abstract only' if so")
     lines.append("# each O-tag needs orchestration_evidence: {spawn: {source, quote, where}}")
     lines.append(f"added: {_q(today.isoformat())}")
+    if search:
+        lines.append(f"search: {_q(search)}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,548 @@
+"""The `litcorpus search` and `litcorpus screen` commands: each parses its arguments, calls one
+library function under the corpus lock, prints, and sets the exit code."""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from .cli import resolve_root, root_option
+
+FORMATS = ("arxiv", "openalex", "semanticscholar", "crossref", "ris", "bibtex", "csl-json", "csv")
+
+
+def _fail(command: str, exc: Exception) -> NoReturn:
+    click.echo(f"litcorpus {command}: {exc}", err=True)
+    sys.exit(2 if getattr(exc, "usage", False) else 1)
+
+
+def _day(value: str | None, option: str) -> dt.date:
+    if value is None:
+        return dt.date.today()
+    try:
+        if len(value) != 10:
+            raise ValueError
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(
+            f"'{value}' is not a day (YYYY-MM-DD)", param_hint=option
+        ) from None
+
+
+def _reviewer(given: str | None) -> str:
+    return given or os.environ.get("LITCORPUS_REVIEWER") or getpass.getuser()
+
+
+reviewer_option = click.option(
+    "--reviewer",
+    default=None,
+    help="Who decides (default: $LITCORPUS_REVIEWER, else the login name).",
+)
+
+
+@click.group()
+def search() -> None:
+    """Log searches and queue the records they found."""
+
+
+def _import(
+    root: Path,
+    raw: bytes,
+    name: str,
+    fmt: str,
+    query: str,
+    date_run: str | None,
+    database: str,
+    method: str,
+    family: str | None,
+) -> None:
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .screening.imports import import_search, read_export
+
+    day = _day(date_run, "--date-run")
+    try:
+        found = read_export(raw, name, fmt)  # a bad export is refused before any lock
+        with corpus_lock(root):
+            done = import_search(
+                load_corpus(root), found, raw, name, fmt, query, day, database, method, family
+            )
+    except (CommandError, OutputError) as exc:
+        _fail("search import", exc)
+    click.echo(
+        f"logged search {done.search}: {done.found} records found, {len(done.merges)} "
+        f"duplicates removed, {len(done.queued)} queued"
+    )
+    for m in done.merges:
+        joined = f" (joined: {', '.join(sorted(m.joined))})" if m.joined else ""
+        title = m.found.title[:70]
+        click.echo(f"  duplicate: {m.found.where}: {title!r} = {m.of.where}: {m.reason}{joined}")
+    click.echo("next: litcorpus screen")
+
+
+def _common(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--query", required=True, help="The query as it was run."),
+            click.option("--date-run", default=None, metavar="YYYY-MM-DD", help="Default: today."),
+            click.option(
+                "--database",
+                default="",
+                help="Where the records came from (PRISMA counts per source).",
+            ),
+            click.option(
+                "--method",
+                type=click.Choice(["database", "website", "citations"]),
+                default="database",
+                show_default=True,
+                help="How PRISMA 2020 counts the search.",
+            ),
+            click.option(
+                "--family",
+                default=None,
+                help="The query family of the taxonomy (query_family axis).",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@search.command(name="import")
+@root_option
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option(
+    "--source", "fmt", type=click.Choice(FORMATS), required=True, help="The export's format."
+)
+@_common
+def import_command(
+    root: Path | None,
+    file: Path,
+    fmt: str,
+    query: str,
+    date_run: str | None,
+    database: str,
+    method: str,
+    family: str | None,
+) -> None:
+    """Log a search from its export FILE ('-': standard input) and queue its new records."""
+    from .model.errors import CommandError
+    from .sources.detect import read_bytes
+
+    try:
+        raw = read_bytes(file)
+    except CommandError as exc:
+        _fail("search import", exc)
+    name = "standard input" if str(file) == "-" else str(file)
+    _import(resolve_root(root), raw, name, fmt, query, date_run, database, method, family)
+
+
+@search.command(name="run")
+@root_option
+@click.option("--source", "fmt", type=click.Choice(["arxiv", "openalex"]), required=True)
+@click.option("--max", "limit", type=click.IntRange(1, 2000), default=100, show_default=True)
+@_common
+def run_command(
+    root: Path | None,
+    fmt: str,
+    limit: int,
+    query: str,
+    date_run: str | None,
+    database: str,
+    method: str,
+    family: str | None,
+) -> None:
+    """Run QUERY against the arXiv or OpenAlex API (online) and import what it returns."""
+    from .model.errors import CommandError
+    from .screening.online import fetch
+
+    try:
+        raw, name = fetch(fmt, query, limit)
+    except CommandError as exc:
+        _fail("search run", exc)
+    _import(resolve_root(root), raw, name, fmt, query, date_run, database, method, family)
+
+
+@click.group(invoke_without_command=True)
+@root_option
+@reviewer_option
+@click.pass_context
+def screen(ctx: click.Context, root: Path | None, reviewer: str | None) -> None:
+    """Screen the queue one record at a time, most relevant first (or use a subcommand)."""
+    if ctx.invoked_subcommand is None:
+        from .screening.interactive import session
+
+        sys.exit(session(resolve_root(root), _reviewer(reviewer)))
+
+
+def _ranked(root: Path) -> Any:
+    from .model.corpus import load_corpus
+    from .model.queue import load_queue
+    from .screening.rank import rank
+    from .screening.store import Store
+
+    corpus = load_corpus(root)
+    queue = load_queue(root, corpus.taxonomy)
+    if queue.problems:
+        p = queue.problems[0]
+        click.echo(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}", err=True)
+        sys.exit(1)
+    return rank(corpus, queue, Store(root).abstracts())
+
+
+@screen.command(name="list")
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def list_command(root: Path | None, fmt: str) -> None:
+    """The records still to screen, most relevant first, and the stopping rule's verdict."""
+    ranked = _ranked(resolve_root(root))
+    rows = [
+        {
+            "id": q.id,
+            "title": q.data.get("title"),
+            "ids": q.data.get("ids") or {},
+            "search": q.data.get("search"),
+            "state": q.state,
+            "relevance": round(score, 4),
+        }
+        for q, score in ranked.records
+    ]
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    from .screening.present import safe
+
+    for r in rows:
+        click.echo(f"{r['id']}  {r['relevance']:.2f}  {r['state']:<8} {safe(r['title'])[:90]}")
+    v = ranked.verdict()
+    click.echo(
+        f"{v['left']} to screen; {v['consecutive_irrelevant']} consecutive irrelevant of "
+        f"{v['threshold']} ({'the rule says stop' if v['says_stop'] else 'keep screening'}); "
+        f"estimated relevant left: {v['estimated_relevant_left']}"
+    )
+
+
+def _decision_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--reason", default=None, help="Exclusion reason: X1..X10 or its id."),
+            click.option("--note", default="", help="One sentence, in your own words."),
+            click.option(
+                "--stage", default=None, help="Screening stage (default: the taxonomy's)."
+            ),
+            click.option("--family", default=None, help="Query family (default: the search's)."),
+            click.option(
+                "--source", default=None, help="Exclusion source (default: from its ids)."
+            ),
+            reviewer_option,
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def _decide(root: Path | None, resolve: bool, **kw: Any) -> None:
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .screening.decide import decide
+
+    root = resolve_root(root)
+    kw["reviewer"] = _reviewer(kw["reviewer"])
+    try:
+        with corpus_lock(root):
+            done = decide(load_corpus(root), resolve=resolve, **kw)
+    except (CommandError, OutputError) as exc:
+        _fail("screen resolve" if resolve else "screen decide", exc)
+    click.echo(f"{done.id}: {done.message}")
+
+
+@screen.command(name="decide")
+@root_option
+@click.argument("qid", metavar="ID")
+@click.argument("decision", type=click.Choice(["include", "maybe", "exclude"]))
+@_decision_options
+def decide_command(root: Path | None, qid: str, decision: str, **kw: Any) -> None:
+    """Decide queued record ID: include (scaffolds papers/KEY.yaml), maybe, or exclude
+    (writes exclusions/E0NN.yaml)."""
+    _decide(root, False, qid=qid, decision=decision, **kw)
+
+
+@screen.command(name="resolve")
+@root_option
+@click.argument("qid", metavar="ID")
+@click.argument("decision", type=click.Choice(["include", "maybe", "exclude"]))
+@_decision_options
+def resolve_command(root: Path | None, qid: str, decision: str, **kw: Any) -> None:
+    """Settle a conflict of the dual sample with the decision both reviewers agree on."""
+    _decide(root, True, qid=qid, decision=decision, **kw)
+
+
+def _queue_of(root: Path) -> tuple[Any, Any]:
+    from .model.corpus import load_corpus
+    from .model.queue import load_queue
+
+    corpus = load_corpus(root)
+    queue = load_queue(root, corpus.taxonomy)
+    if queue.problems:
+        p = queue.problems[0]
+        click.echo(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}", err=True)
+        sys.exit(1)
+    return corpus, queue
+
+
+@screen.command(name="sample")
+@root_option
+@click.option("--size", type=click.IntRange(1), default=None, help="How many records.")
+@click.option("--fraction", type=click.FloatRange(0, 1, min_open=True), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+def sample_command(root: Path | None, size: int | None, fraction: float | None, seed: int) -> None:
+    """Mark a random sample of the undecided records for two blind reviewers."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .screening.dual import sample
+
+    if (size is None) == (fraction is None):
+        raise click.UsageError("give exactly one of --size N and --fraction F")
+    root = resolve_root(root)
+    try:
+        with corpus_lock(root):
+            chosen = sample(load_corpus(root), size, fraction, seed)
+    except (CommandError, OutputError) as exc:
+        _fail("screen sample", exc)
+    click.echo(f"{len(chosen)} records need two reviewers: {', '.join(chosen)}")
+
+
+@screen.command(name="conflicts")
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def conflicts_command(root: Path | None, fmt: str) -> None:
+    """The records of the dual sample the two reviewers decided differently."""
+    from .screening.dual import conflicts
+    from .screening.present import safe
+
+    _, queue = _queue_of(resolve_root(root))
+    rows = conflicts(queue)
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        said = "; ".join(f"{who}: {d['decision']}" for who, d in r["decisions"].items())
+        click.echo(f"{r['id']}  {safe(r['title'])[:70]}  ({safe(said)})")
+    click.echo(f"{len(rows)} conflicts" + ("; settle each with screen resolve" if rows else ""))
+
+
+@screen.command(name="agreement")
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def agreement_command(root: Path | None, fmt: str) -> None:
+    """Cohen's kappa of the blind dual sample, per pair of reviewers."""
+    from .screening.dual import agreement
+
+    _, queue = _queue_of(resolve_root(root))
+    result = agreement(queue)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(result["method"])
+    for p in result["pairs"]:
+        click.echo(
+            f"{' and '.join(p['reviewers'])}: {p['records']} records, observed "
+            f"{p['observed']:.2f}, chance {p['expected']:.2f}, kappa {p['kappa']}"
+        )
+    if not result["pairs"]:
+        click.echo(f"no record of the dual sample ({result['sampled']}) has two decisions yet")
+
+
+@screen.command(name="stopping")
+@root_option
+@reviewer_option
+@click.option("--apply", "apply_it", is_flag=True, help="Set the undecided records aside.")
+@click.option("--force", is_flag=True, help="With --apply: even when the rule says go on.")
+def stop_command(root: Path | None, reviewer: str | None, apply_it: bool, force: bool) -> None:
+    """The stopping rule's verdict; with --apply, leave the undecided records unscreened
+    (PRISMA 2020 counts them as marked ineligible by an automation tool)."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .screening.decide import set_aside
+
+    root = resolve_root(root)
+    v = _ranked(root).verdict()
+    click.echo(
+        f"{v['rule']}: {v['consecutive_irrelevant']} of {v['threshold']}; "
+        f"{'time to stop' if v['says_stop'] else 'keep screening'}; {v['left']} left, "
+        f"estimated relevant among them: {v['estimated_relevant_left']}"
+    )
+    if not apply_it:
+        return
+    try:
+        with corpus_lock(root):
+            left = set_aside(load_corpus(root), _reviewer(reviewer), force)
+    except (CommandError, OutputError) as exc:
+        _fail("screen stopping", exc)
+    click.echo(f"set aside {len(left)} records")
+
+
+@screen.command(name="simulate")
+@root_option
+@click.argument("labelled", metavar="LABELLED")
+@click.option("--seeds", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option(
+    "--step", type=click.IntRange(1), default=None, help="Records screened between refits."
+)
+@click.option(
+    "--figure",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the recall curves (.svg or .png).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def simulate_command(
+    root: Path | None, labelled: str, seeds: int, step: int | None, figure: Path | None, fmt: str
+) -> None:
+    """Replay LABELLED decisions under the ranking (an ASReview labelled CSV, or 'corpus' for
+    the corpus's own): WSS@95, WSS@100 and recall at 10%, against random order."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+    from safewrite.paths import check_file_output
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .screening.simulate import corpus_labelled, read_labelled, simulate
+    from .screening.simulate import figure as draw
+    from .sources.detect import decode, read_bytes
+
+    try:
+        if labelled == "corpus":
+            data = corpus_labelled(load_corpus(resolve_root(root)))
+        else:
+            path = Path(labelled)
+            data = read_labelled(decode(read_bytes(path), labelled), labelled)
+        if figure is not None and figure.suffix not in (".svg", ".png"):
+            raise click.BadParameter("name a .svg or .png file", param_hint="--figure")
+        if figure is not None:
+            check_file_output(figure, [], [])
+        result = simulate(data, seeds, step)
+        if figure is not None:
+            from .publish.plots import figure_files
+
+            write_file(figure, figure_files(draw(result))[figure.suffix[1:]])
+    except (CommandError, OutputError) as exc:
+        _fail("screen simulate", exc)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+        return
+    r, rnd = result["ranking"], result["random"]
+    click.echo(
+        f"{result['dataset']}: {result['records']} records, {result['relevant']} relevant, "
+        f"{result['seeds']} seeds, refit every {result['step']}"
+    )
+    for k in ("wss@95", "wss@100", "recall@10%"):
+        click.echo(f"  {k:<11} ranking {r[k]:.3f}   random {rnd[k]:.3f}")
+
+
+@screen.command(name="export")
+@root_option
+@click.option("--format", "fmt", type=click.Choice(["asreview-csv", "ris"]), required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def export_command(root: Path | None, fmt: str, out: Path) -> None:
+    """Write the queue as an ASReview-ready dataset (decided records carry their label). It
+    holds abstracts: keep it out of the repository."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+    from safewrite.paths import check_file_output
+
+    from .publish.outputs import inputs, record_folders
+    from .screening.asreview import export_csv, export_ris
+    from .screening.store import Store
+
+    root = resolve_root(root)
+    corpus, queue = _queue_of(root)
+    abstracts = Store(root).abstracts()
+    data = export_csv(queue, abstracts) if fmt == "asreview-csv" else export_ris(queue, abstracts)
+    try:
+        target = check_file_output(out, record_folders(corpus), inputs(corpus))
+        write_file(target, data)
+    except OutputError as exc:
+        _fail("screen export", exc)
+    click.echo(f"wrote {out} ({len(queue.items)} records)")
+
+
+@screen.command(name="import-labels")
+@root_option
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--reason", default=None, help="Reason for the records labelled irrelevant (X1..X10)."
+)
+@click.option("--note", default="", help="Their note: one sentence on why they are out.")
+@reviewer_option
+def import_labels_command(
+    root: Path | None, file: Path, reason: str | None, note: str, reviewer: str | None
+) -> None:
+    """Take the labels of an ASReview LAB export (CSV) as decisions."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .screening.asreview import read_labels
+    from .screening.decide import decide
+    from .sources.detect import decode, read_bytes
+
+    root = resolve_root(root)
+    _, queue = _queue_of(root)
+    try:
+        labels = read_labels(decode(read_bytes(file), str(file)), str(file), queue)
+        open_ids = {q.id for q in queue.open()}
+        todo = [(i, d) for i, d in labels.decisions if i in open_ids]
+        if any(d == "exclude" for _, d in todo) and (not reason or not note.strip()):
+            raise CommandError(
+                "decision-refused",
+                "the export labels records irrelevant: give --reason and --note for them",
+                usage=True,
+            )
+        with corpus_lock(root):
+            for qid, decision in todo:
+                out = decision == "exclude"
+                decide(
+                    load_corpus(root),
+                    qid,
+                    decision,
+                    _reviewer(reviewer),
+                    reason if out else None,
+                    note if out else "",
+                )
+    except (CommandError, OutputError) as exc:
+        _fail("screen import-labels", exc)
+    click.echo(
+        f"{len(todo)} decisions taken ({len(labels.decisions) - len(todo)} already decided, "
+        f"{labels.unlabelled} unlabelled, {len(labels.unmatched)} not in the queue)"
+    )
+    for line in labels.unmatched[:20]:
+        click.echo(f"  not in the queue: {line}")

@@ -1,0 +1,188 @@
+"""Finds which records of a search export the corpus already holds: retained entries,
+exclusions, records queued by earlier searches, and earlier records of the same file.
+
+Identifiers decide first (arXiv, DOI, OpenReview, OpenAlex, Semantic Scholar, ACL: any one
+shared); then the folded title (rapidfuzz, the corpus's own near-duplicate cutoff) with the
+year: equal, or one apart when one of the two is a preprint and the other its published
+version, which are joined. Two records that carry different ids of the same scheme are never
+the same work, whatever their titles.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
+from ..model.corpus import Corpus
+from ..model.queue import Queue
+from ..sources.found import Found
+
+# The scheme whose ids never name one work twice: two records with different arXiv ids are
+# different works. (OpenAlex and DOIs give a preprint and its published version ids of their
+# own, and OpenReview a workshop and a conference version.)
+_CONFLICTING = ("arxiv",)
+RARE_WORDS = 3
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "via",
+        "with",
+    ]
+)
+
+
+@dataclass(slots=True)
+class Known:
+    """A record that is already held: where it is, and what it can be matched on."""
+
+    where: str  # papers/x.yaml, exclusions/E001.yaml, Q0003, "record 5 of this file"
+    ids: dict[str, str]
+    title: str  # folded
+    year: int | None
+    preprint: bool
+
+
+@dataclass(slots=True)
+class Merge:
+    """A record of the export that is removed as a duplicate, with why."""
+
+    found: Found
+    of: Known
+    reason: str
+    joined: dict[str, Any]  # facts the kept queue record gains (a published version's DOI)
+
+
+def _is_preprint(venue: Any, ids: dict[str, str]) -> bool:
+    return str(venue or "arXiv").lower() in ("arxiv", "") or set(ids) <= {"arxiv"}
+
+
+def known_records(corpus: Corpus, queue: Queue) -> list[Known]:
+    schemes = corpus.taxonomy.id_schemes
+    out = []
+    for rec in corpus:
+        ids = {s: i for (s, i) in record_ids(rec, schemes)}
+        title = rec.data.get(corpus.taxonomy.kinds[rec.kind].title_field)
+        year = rec.data.get("year")
+        out.append(
+            Known(
+                rec.path,
+                ids,
+                normalize_title(str(title or "")),
+                year if isinstance(year, int) else None,
+                _is_preprint(rec.data.get("venue"), ids),
+            )
+        )
+    for q in queue.items.values():
+        ids = {s: str(i).lower() for s, i in (q.data.get("ids") or {}).items()}
+        out.append(
+            Known(
+                q.id,
+                ids,
+                normalize_title(str(q.data.get("title", ""))),
+                q.data.get("year"),
+                _is_preprint(q.data.get("venue"), ids),
+            )
+        )
+    return out
+
+
+class Matcher:
+    """Holds what is known; `match` tells whether a record is one of them, then remembers it."""
+
+    def __init__(self, known: Iterable[Known], titles: Iterable[str]) -> None:
+        """KNOWN records, and every title that will be seen (known and new), whose word
+        frequencies pick the rare words titles are blocked by."""
+        self.freq: Counter[str] = Counter()
+        for t in titles:
+            self.freq.update(set(normalize_title(t).split()))
+        self.by_id: dict[tuple[str, str], Known] = {}
+        self.by_word: dict[str, list[Known]] = {}
+        for k in known:
+            self._remember(k)
+
+    def _rare(self, title: str) -> list[str]:
+        words = set(title.split()) - _STOP
+        return sorted(words, key=lambda w: (self.freq[w], -len(w), w))[:RARE_WORDS]
+
+    def _remember(self, k: Known) -> None:
+        for ident in k.ids.items():
+            self.by_id.setdefault(ident, k)
+        for w in self._rare(k.title):  # titles are compared only with titles sharing one
+            self.by_word.setdefault(w, []).append(k)
+
+    def match(self, found: Found, where: str) -> Merge | None:
+        ids = {s: v.lower() for s, v in found.ids.items()}
+        for ident in sorted(ids.items()):
+            if ident in self.by_id:
+                other = self.by_id[ident]
+                label = {"arxiv": "arXiv", "doi": "DOI"}.get(ident[0], ident[0])
+                return Merge(found, other, f"same {label} id {ident[1]}", self._join(found, other))
+        title = normalize_title(found.title)
+        if not title:
+            return None
+        from rapidfuzz import fuzz
+
+        seen: set[int] = set()
+        for w in self._rare(title):
+            for other in self.by_word.get(w, ()):
+                if id(other) in seen:
+                    continue
+                seen.add(id(other))
+                if any(
+                    s in ids and s in other.ids and ids[s] != other.ids[s] for s in _CONFLICTING
+                ):
+                    continue
+                score = fuzz.ratio(title, other.title, score_cutoff=TITLE_SIMILARITY)
+                if not score:
+                    continue
+                reason = self._years(found, other, score)
+                if reason:
+                    return Merge(found, other, reason, self._join(found, other))
+        self._remember(Known(where, ids, title, found.year, _is_preprint(found.venue, found.ids)))
+        return None
+
+    @staticmethod
+    def _years(found: Found, other: Known, score: float) -> str | None:
+        similar = f"title {score:.0f}% similar"
+        if found.year is None or other.year is None or found.year == other.year:
+            return f"{similar}, same year" if found.year and other.year else similar
+        preprint = _is_preprint(found.venue, found.ids)
+        if abs(found.year - other.year) == 1 and preprint != other.preprint:
+            return (
+                f"{similar}; preprint ({min(found.year, other.year)}) and published version joined"
+            )
+        return None
+
+    @staticmethod
+    def _join(found: Found, other: Known) -> dict[str, Any]:
+        """What a queued record gains from its duplicate: ids it lacks, and the venue of a
+        published version when it is a preprint."""
+        if not other.where.startswith("Q"):
+            return {}
+        joined: dict[str, Any] = {}
+        extra = {s: v for s, v in found.ids.items() if s not in other.ids}
+        if extra:
+            joined["ids"] = extra
+            other.ids.update({s: v.lower() for s, v in extra.items()})
+        if other.preprint and not _is_preprint(found.venue, found.ids) and found.venue:
+            joined["venue"] = found.venue
+            other.preprint = False
+        return joined

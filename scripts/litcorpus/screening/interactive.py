@@ -1,0 +1,90 @@
+"""The interactive screen: the queue one record at a time, most relevant first (re-ranked after
+every decision), with the stopping rule's verdict; each decision is written at once, so
+quitting or being killed loses none that was confirmed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from safewrite.errors import OutputError
+
+from ..model.corpus import load_corpus
+from ..model.errors import CommandError
+from ..model.queue import load_queue
+from ..publish.outputs import corpus_lock
+from .decide import decide
+from .present import render
+from .rank import rank
+from .store import Store
+
+PROMPT = "[i]nclude  [m]aybe  [e]xclude  [s]kip  [q]uit > "
+
+
+def session(
+    root: Path,
+    reviewer: str,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+    color: bool | None = None,
+) -> int:
+    """Screen until the queue is empty or the reviewer quits; returns the exit code."""
+    if color is None:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    skipped: set[str] = set()
+    decided = 0
+    while True:
+        corpus = load_corpus(root)
+        queue = load_queue(root, corpus.taxonomy)
+        if queue.problems:
+            p = queue.problems[0]
+            say(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}")
+            return 1
+        store = Store(root).abstracts()
+        ranked = rank(corpus, queue, store)
+        todo = [(q, s) for q, s in ranked.records if q.id not in skipped]
+        if not todo:
+            say(f"nothing left to screen ({decided} decided in this session)")
+            return 0
+        q, score = todo[0]
+        rules = corpus.taxonomy.views.screening
+        position = f"relevance {score:.2f} · {len(ranked.records)} left"
+        say("")
+        say(render(q, store.get(q.id, ""), rules.criteria, rules.highlight, position, color))
+        v = ranked.verdict()
+        say(
+            f"stopping rule: {v['consecutive_irrelevant']} consecutive irrelevant of "
+            f"{v['threshold']}{' -- it says stop' if v['says_stop'] else ''}; estimated relevant "
+            f"left: {v['estimated_relevant_left']}"
+        )
+        try:
+            choice = ask(PROMPT).strip().lower()[:1]
+            if choice == "q":
+                say(f"stopped; {decided} decided in this session")
+                return 0
+            if choice == "s":
+                skipped.add(q.id)
+                continue
+            if choice not in ("i", "m", "e"):
+                say("type i, m, e, s or q")
+                continue
+            reason, note = None, ""
+            if choice == "e":
+                axis = corpus.taxonomy.axes[rules.axes["reason_axis"]]
+                say("  " + "  ".join(f"{v.code} {v.label}" for v in axis.values))
+                reason = ask("reason (X1..X10) > ").strip()
+                note = ask("note: why it is out, one sentence in your own words > ").strip()
+            decision = {"i": "include", "m": "maybe", "e": "exclude"}[choice]
+        except EOFError:
+            say(f"\nend of input; {decided} decided in this session")
+            return 0
+        try:
+            with corpus_lock(root):
+                done = decide(load_corpus(root), q.id, decision, reviewer, reason, note)
+        except (CommandError, OutputError) as exc:
+            say(f"not recorded: {exc}")
+            continue
+        decided += 1
+        say(f"{done.id}: {done.message}")

@@ -1,0 +1,145 @@
+"""Ranks the queue by relevance, retrained on every decision so far, and reports the stopping
+heuristic's verdict.
+
+The model is the family of ASReview's default: TF-IDF over word 1- and 2-grams (sublinear
+term frequency) and a linear classifier (scikit-learn's logistic regression, classes weighted
+by their size, so that a few inclusions among many exclusions still count). It is trained on
+the corpus's own decisions as prior knowledge (each retained entry's title and summary as
+relevant, each exclusion's title and note as irrelevant; these are the corpus's words) and on
+every decided queue record (its title, with its abstract where the local store has it).
+
+Stopping (it informs; the maintainer decides): the data-driven heuristic of ASReview's
+documentation and the SAFE procedure (Boetje and van de Schoot, Systematic Reviews 13:81,
+2024): stop after N consecutive irrelevant records screened in ranked order; N is the
+taxonomy's screening.stopping.consecutive_irrelevant. Beside it, an estimate of the relevant
+records left: the sum of the model's predicted probabilities over the records not yet
+screened (from an unweighted fit, whose probabilities are not inflated toward inclusion).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..model.corpus import Corpus
+from ..model.queue import Queue, Queued
+
+MIN_CLASS = 1  # the model needs at least one relevant and one irrelevant example
+
+
+def vectorizer() -> Any:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode")
+
+
+def classifier(weighted: bool = True) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=10.0, class_weight="balanced" if weighted else None, max_iter=2000)
+
+
+def record_text(q: Queued, abstracts: dict[str, str]) -> str:
+    return f"{q.data.get('title', '')}. {abstracts.get(q.id, '')}"
+
+
+def training_set(
+    corpus: Corpus, queue: Queue, abstracts: dict[str, str]
+) -> tuple[list[str], list[int]]:
+    """Texts and labels (1 relevant, 0 irrelevant): the corpus's records, then the queue's
+    decided ones."""
+    texts: list[str] = []
+    labels: list[int] = []
+    screened = {q.data.get("record") for q in queue.items.values()}
+    for rec in corpus:
+        if rec.path in screened:
+            continue  # its queue record (title and abstract) stands for it below
+        d = rec.data
+        said = d.get("summary") if rec.kind == "paper" else d.get("note")
+        texts.append(f"{d.get('title') or ''}. {said or ''}")
+        labels.append(1 if rec.kind == "paper" else 0)
+    for q in queue.items.values():
+        label = _label(q)
+        if label is not None:
+            texts.append(record_text(q, abstracts))
+            labels.append(label)
+    return texts, labels
+
+
+def _label(q: Queued) -> int | None:
+    """1, 0 or None (undecided, maybe, in conflict) from a record's effective decision."""
+    if q.state == "included":
+        return 1
+    if q.state == "excluded":
+        return 0
+    return None
+
+
+@dataclass(slots=True)
+class Ranked:
+    records: list[tuple[Queued, float]]  # open records, most relevant first
+    consecutive_irrelevant: int
+    threshold: int
+    estimated_left: float | None
+    screened: int
+
+    @property
+    def says_stop(self) -> bool:
+        return self.consecutive_irrelevant >= self.threshold
+
+    def verdict(self) -> dict[str, Any]:
+        rule = (
+            f"stop after {self.threshold} consecutive irrelevant records "
+            "(data-driven heuristic; ASReview, SAFE procedure)"
+        )
+        return {
+            "rule": rule,
+            "consecutive_irrelevant": self.consecutive_irrelevant,
+            "threshold": self.threshold,
+            "says_stop": self.says_stop,
+            "estimated_relevant_left": None
+            if self.estimated_left is None
+            else round(self.estimated_left, 2),
+            "screened": self.screened,
+            "left": len(self.records),
+        }
+
+
+def consecutive_irrelevant(queue: Queue) -> int:
+    """How many records were excluded in a row, counting back from the latest decision."""
+    latest = sorted(
+        (d.get("seq", 0), d["decision"]) for q in queue.items.values() for d in q.decisions
+    )
+    n = 0
+    for _, decision in reversed(latest):
+        if decision != "exclude":
+            break
+        n += 1
+    return n
+
+
+def rank(corpus: Corpus, queue: Queue, abstracts: dict[str, str]) -> Ranked:
+    """The open records of QUEUE in relevance order, with the stopping heuristic."""
+    open_records = queue.open()
+    texts, labels = training_set(corpus, queue, abstracts)
+    screened = sum(1 for q in queue.items.values() if q.data.get("record"))
+    threshold = corpus.taxonomy.views.screening.consecutive_irrelevant
+    streak = consecutive_irrelevant(queue)
+    if not open_records:
+        return Ranked([], streak, threshold, 0.0, screened)
+    if min(labels.count(0), labels.count(1)) < MIN_CLASS:
+        # no model yet: the order the records were found in
+        return Ranked([(q, 0.5) for q in open_records], streak, threshold, None, screened)
+    vec = vectorizer()
+    X = vec.fit_transform(texts + [record_text(q, abstracts) for q in open_records])
+    train, test = X[: len(texts)], X[len(texts) :]
+    y = np.asarray(labels)
+    scores = classifier().fit(train, y).predict_proba(test)[:, 1]
+    estimate = float(classifier(weighted=False).fit(train, y).predict_proba(test)[:, 1].sum())
+    order = sorted(range(len(open_records)), key=lambda i: (-scores[i], open_records[i].id))
+    ranked = [(open_records[i], float(scores[i])) for i in order]
+    # maybe and awaiting records come after the pending ones: they have been seen
+    ranked.sort(key=lambda r: r[0].state != "pending")
+    return Ranked(ranked, streak, threshold, estimate, screened)

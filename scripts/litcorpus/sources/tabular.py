@@ -1,0 +1,185 @@
+"""Readers of line-based reference files: RIS of every common dialect (rispy; TI or T1
+titles, AU or A1 authors, PY, Y1 or DA dates, CRLF or LF) and CSV with a header row (columns
+named as the common tools name them: title, authors, year, abstract, doi, ...).
+
+rispy drops a last record that lacks its ER tag; a record is checked to be closed first, so a
+truncated file is refused rather than read short.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+from .found import Found, SourceError, normal_ids, person, text, venue, year_of
+
+_TAG = re.compile(r"^([A-Z][A-Z0-9])  ?-(?: (.*))?$")
+
+
+def _ris_blocks(data: str, name: str) -> list[int]:
+    """The line each record starts on, once every record is known to be closed by ER."""
+    starts: list[int] = []
+    open_at = 0
+    for n, line in enumerate(data.splitlines(), 1):
+        m = _TAG.match(line.rstrip())
+        if not m:
+            continue  # a value's continuation, or text between records (Ovid numbers them)
+        if m.group(1) == "TY":
+            if open_at:
+                raise SourceError(
+                    "import-invalid",
+                    f"{name}:{n}: a record starts before the one of line {open_at} ends (ER)",
+                )
+            open_at = n
+            starts.append(n)
+        elif m.group(1) == "ER":
+            open_at = 0
+    if open_at:
+        raise SourceError(
+            "import-invalid",
+            f"{name}:{open_at}: the last record is not closed with 'ER  - '; the file seems cut "
+            "short; nothing was written",
+            "export the search again",
+        )
+    return starts
+
+
+def ris_records(data: str, name: str) -> list[Found]:
+    import rispy
+
+    starts = _ris_blocks(data, name)
+    try:
+        entries = rispy.loads(data)
+    except Exception as exc:  # rispy raises bare IOError and others on malformed input
+        raise SourceError("import-invalid", f"{name}: cannot read the RIS ({exc})") from exc
+    if len(entries) != len(starts):
+        raise SourceError(
+            "import-invalid",
+            f"{name}: {len(starts)} records start with TY but {len(entries)} could be read",
+        )
+    out = []
+    for line, e in zip(starts, entries, strict=True):
+        date = _first(e, "date", "publication_year", "year").replace("/", "-").strip("-")
+        authors = e.get("authors") or e.get("first_authors") or []
+        out.append(
+            Found(
+                title=text(_first(e, "title", "primary_title", "translated_title")),
+                authors=[person(a) for a in authors],
+                year=year_of(_first(e, "year", "publication_year", "date")),
+                date=date[:10] if re.match(r"\d{4}", date) else "",
+                venue=venue(
+                    _first(
+                        e,
+                        "journal_name",
+                        "secondary_title",
+                        "alternate_title3",
+                        "alternate_title1",
+                        "publisher",
+                    )
+                ),
+                ids=normal_ids(dois=e.get("doi"), urls=e.get("urls") or []),
+                url=next((u for u in e.get("urls") or [] if u.startswith("http")), ""),
+                abstract=text(_first(e, "abstract", "notes_abstract")),
+                where=f"record at line {line}",
+            )
+        )
+    return out
+
+
+def _first(entry: dict[str, Any], *keys: str) -> str:
+    for k in keys:
+        value = entry.get(k)
+        if isinstance(value, list):
+            value = value[0] if value else ""
+        if value:
+            return str(value)
+    return ""
+
+
+# What each fact's column is called across tools (lower case, spaces and dashes as _).
+COLUMNS = {
+    "title": ("title", "primary_title", "article_title", "document_title"),
+    "authors": ("authors", "author", "author_full_names", "author_names"),
+    "year": ("year", "publication_year", "pubyear", "py"),
+    "date": ("date", "publication_date", "published"),
+    "venue": ("venue", "journal", "source_title", "container_title", "source", "booktitle"),
+    "doi": ("doi",),
+    "arxiv": ("arxiv", "arxiv_id", "eprint"),
+    "openalex": ("openalex", "openalex_id"),
+    "url": ("url", "link", "landing_page_url"),
+    "abstract": ("abstract", "ab"),
+}
+
+
+def csv_records(data: str, name: str) -> list[Found]:
+    try:
+        dialect: Any = csv.Sniffer().sniff(data[:4096], delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    rows = csv.reader(io.StringIO(data, newline=""), dialect)
+    try:
+        header = next(rows)
+    except StopIteration:
+        return []
+    except csv.Error as exc:
+        raise SourceError("import-invalid", f"{name}:1: not CSV ({exc})") from exc
+    norm = [re.sub(r"[\s-]+", "_", h.strip().lower()) for h in header]
+    repeated = {h for h in norm if h and norm.count(h) > 1}
+    if repeated:
+        raise SourceError(
+            "import-duplicate-key",
+            f"{name}:1: the header names {', '.join(sorted(repeated))} twice",
+            "keep one column of each name",
+        )
+    at = {
+        f: next((norm.index(c) for c in names if c in norm), None) for f, names in COLUMNS.items()
+    }
+    if at["title"] is None:
+        raise SourceError(
+            "import-invalid",
+            f"{name}:1: no title column in the header ({', '.join(header[:8])})",
+            "name the columns title, authors, year, abstract, doi, arxiv, url, venue",
+        )
+    out = []
+    try:
+        for row in rows:
+            n = rows.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise SourceError(
+                    "import-invalid",
+                    f"{name}:{n}: {len(row)} cells where the header has {len(header)}",
+                    "a cell holding the delimiter or a line break must be quoted",
+                )
+
+            def cell(fact: str, row: list[str] = row) -> str:
+                i = at[fact]
+                return row[i].strip() if i is not None else ""
+
+            authors = cell("authors")
+            parts = re.split(r"\s*;\s*|\s+and\s+", authors) if authors else []
+            date = cell("date")
+            out.append(
+                Found(
+                    title=text(cell("title")),
+                    authors=[person(p) for p in parts if p],
+                    year=year_of(cell("year")) or year_of(date),
+                    date=date[:10],
+                    venue=venue(cell("venue")),
+                    ids=normal_ids(
+                        dois=cell("doi"),
+                        arxiv=cell("arxiv"),
+                        urls=cell("url"),
+                        openalex=cell("openalex"),
+                    ),
+                    url=cell("url"),
+                    abstract=text(cell("abstract")),
+                    where=f"row at line {n}",
+                )
+            )
+    except csv.Error as exc:
+        raise SourceError("import-invalid", f"{name}: not CSV ({exc})") from exc
+    return out

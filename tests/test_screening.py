@@ -1,0 +1,405 @@
+"""Screening the queue: decisions that write records, a ranking that learns, the stopping rule,
+blind dual screening with its kappa, the interactive screen, ASReview round trips, replays of
+labelled sets, and the PRISMA update flow that all of it feeds. The records are our own words
+(a CSV export written here)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_search_import import clone, litcorpus, tree  # noqa: F401 (the clone fixture)
+
+RELEVANT = [
+    "Training an orchestrator of LLM agents with multi-agent reinforcement learning",
+    "Credit assignment for cooperating language model agents trained with policy gradients",
+    "Learning when sub-agents should be spawned by a reinforcement learning planner",
+    "Multi-agent debate fine-tuned with a shared team reward",
+]
+IRRELEVANT = [
+    "A field study of sourdough fermentation in alpine bakeries",
+    "Sediment transport in braided rivers after snowmelt floods",
+    "Medieval trade routes of the Hanseatic salt merchants",
+    "Thermal comfort of passive houses in northern winters",
+    "A survey of garden bird feeding habits in suburbs",
+    "Corrosion of bronze statues in coastal air",
+]
+
+
+def export(path: Path, titles: list[str], dois: list[str] | None = None) -> Path:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["title", "authors", "year", "doi", "abstract"])
+    for i, t in enumerate(titles):
+        doi = dois[i] if dois else f"10.5555/test.{i}"
+        w.writerow([t, f"Author{i}, Ann; Other, Bo", 2025, doi, f"About: {t.lower()}."])
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def queued(clone: Path, tmp_path: Path) -> Path:  # noqa: F811
+    """The shipped corpus with one imported search of ten records (four relevant)."""
+    run = litcorpus("search", "import", str(export(tmp_path / "s.csv", RELEVANT + IRRELEVANT)),
+                    "--root", str(clone), "--source", "csv", "--query", "agents",
+                    "--database", "Test index", "--family", "multi_agent_llm")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    return clone
+
+
+def queue_of(root: Path) -> dict[str, dict]:
+    lines = (root / "screening/queue.jsonl").read_text().splitlines()
+    return {q["id"]: q for q in map(json.loads, lines)}
+
+
+def ids_by_title(root: Path) -> dict[str, str]:
+    return {q["title"]: q["id"] for q in queue_of(root).values()}
+
+
+def decide(root: Path, *args: str, reviewer: str = "ana") -> subprocess.CompletedProcess[str]:
+    return litcorpus("screen", "decide", *args, "--root", str(root), "--reviewer", reviewer)
+
+
+NOTE = "A study outside LLM multi-agent systems, written for this test."
+
+
+def test_include_scaffolds_an_entry_and_exclude_writes_a_decision(queued: Path) -> None:
+    t = ids_by_title(queued)
+    inc = decide(queued, t[RELEVANT[0]], "include")
+    assert inc.returncode == 0, inc.stderr
+    key = inc.stdout.split("wrote papers/", 1)[1].split(".yaml")[0]
+    entry = (queued / f"papers/{key}.yaml").read_text()
+    assert 'search: "S001"' in entry and "added: " in entry and "category:" in entry
+    exc = decide(queued, t[IRRELEVANT[0]], "exclude", "--reason", "X3", "--note", NOTE)
+    assert exc.returncode == 0, exc.stderr
+    excl = yaml.safe_load((queued / "exclusions/E033.yaml").read_text())
+    assert excl == {
+        "id": "E033", "title": IRRELEVANT[0], "ids": {"doi": "10.5555/test.4"},
+        "url": "https://doi.org/10.5555/test.4", "source": "publisher_page",
+        "query_family": "multi_agent_llm", "date_screened": excl["added"],
+        "stage": "abstract_screen", "reason": "out_of_domain", "note": NOTE,
+        "added": excl["added"], "search": "S001",
+    }  # fmt: skip
+    q = queue_of(queued)
+    assert (
+        q[t[RELEVANT[0]]]["state"] == "included"
+        and q[t[RELEVANT[0]]]["record"] == f"papers/{key}.yaml"
+    )
+    assert q[t[IRRELEVANT[0]]]["decisions"][0]["reason"] == "out_of_domain"
+    # the search's counts hold: 10 found, 0 duplicates = 2 records + 8 still queued
+    report = json.loads(litcorpus("check", "--root", str(queued), "--format", "json").stdout)
+    codes = {p["code"] for p in report["problems"]}
+    assert "search-mismatch" not in codes and "queue-invalid" not in codes
+    assert {p["path"] for p in report["problems"]} == {f"papers/{key}.yaml"}  # its tags are empty
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["Q0999", "include"], "no queued record Q0999"),
+        (["Q0001", "exclude", "--note", NOTE], "an exclusion needs --reason"),
+        (["Q0001", "exclude", "--reason", "X99", "--note", NOTE],
+         "'X99' is not an exclusion reason"),
+        (["Q0001", "exclude", "--reason", "X2"], "an exclusion needs --note"),
+        (["Q0001", "exclude", "--reason", "X2", "--note", NOTE, "--stage", "lunch"],
+         "'lunch' is not a stage"),
+    ],
+)  # fmt: skip
+def test_a_bad_decision_is_refused_and_nothing_changes(
+    queued: Path, args: list[str], message: str
+) -> None:
+    before = tree(queued)
+    run = decide(queued, *args)
+    assert run.returncode in (1, 2) and message in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and tree(queued) == before
+
+
+def test_a_decided_record_cannot_be_decided_again(queued: Path) -> None:
+    assert decide(queued, "Q0001", "include").returncode == 0
+    before = tree(queued)
+    again = decide(queued, "Q0001", "exclude", "--reason", "X2", "--note", NOTE)
+    assert again.returncode == 1 and "Q0001 is decided already" in again.stderr
+    assert tree(queued) == before
+
+
+def test_the_ranking_learns_from_the_corpus_and_from_each_decision(queued: Path) -> None:
+    """Seeded by the corpus's own 84 entries and 32 exclusions, the three records that speak of
+    reinforcement learning, orchestrators and teams come first. The seed holds no off-topic
+    exclusion, so the credit-assignment record still sits among the off-topic ones until two
+    of those are excluded; then all four relevant records lead."""
+
+    def ranked() -> list[str]:
+        run = litcorpus("screen", "list", "--root", str(queued), "--format", "json")
+        rows = json.loads(run.stdout)
+        assert set(rows[0]) == {"id", "title", "ids", "search", "state", "relevance"}
+        return [r["title"] for r in rows]
+
+    assert set(ranked()[:3]) == {RELEVANT[0], RELEVANT[2], RELEVANT[3]}
+    t = ids_by_title(queued)
+    for title in IRRELEVANT[:2]:
+        assert decide(queued, t[title], "exclude", "--reason", "X3", "--note", NOTE).returncode == 0
+    assert set(ranked()[:4]) == set(RELEVANT)
+
+
+def test_the_stopping_rule_counts_irrelevant_in_a_row_and_sets_the_rest_aside(queued: Path) -> None:
+    taxonomy = queued / "taxonomy.yaml"
+    taxonomy.write_text(
+        taxonomy.read_text().replace("consecutive_irrelevant: 50", "consecutive_irrelevant: 3")
+    )
+    t = ids_by_title(queued)
+    early = litcorpus("screen", "stopping", "--apply", "--root", str(queued), "--reviewer", "ana")
+    assert (
+        early.returncode == 1
+        and "says keep screening: 0 consecutive irrelevant of 3" in early.stderr
+    )
+    assert decide(queued, t[RELEVANT[0]], "include").returncode == 0
+    for title in IRRELEVANT[:3]:
+        assert decide(queued, t[title], "exclude", "--reason", "X3", "--note", NOTE).returncode == 0
+    verdict = litcorpus("screen", "stopping", "--apply", "--root", str(queued), "--reviewer", "ana")
+    assert verdict.returncode == 0, verdict.stderr
+    assert (
+        "3 of 3; time to stop; 6 left" in verdict.stdout and "set aside 6 records" in verdict.stdout
+    )
+    q = queue_of(queued)
+    assert sum(x["state"] == "set_aside" for x in q.values()) == 6
+    stats = json.loads(litcorpus("check", "--root", str(queued), "--format", "json").stdout)
+    assert not [p for p in stats["problems"] if p["code"].startswith(("search", "queue"))]
+
+
+def test_dual_screening_is_blind_agrees_conflicts_and_reports_kappa(queued: Path) -> None:
+    sampled = litcorpus("screen", "sample", "--size", "4", "--seed", "7", "--root", str(queued))
+    assert sampled.returncode == 0, sampled.stderr
+    dual = sampled.stdout.split(": ", 1)[1].strip().split(", ")
+    assert len(dual) == 4
+    # ana and ben decide the four: two alike (exclude, exclude), two apart
+    plan = [
+        ("exclude", "exclude"),
+        ("exclude", "exclude"),
+        ("include", "exclude"),
+        ("maybe", "include"),
+    ]
+    for qid, (a, b) in zip(dual, plan, strict=True):
+        extra = ["--reason", "X3", "--note", NOTE]
+        first = decide(queued, qid, a, *(extra if a == "exclude" else []))
+        assert "waits for the second reviewer" in first.stdout, first.stdout
+        assert queue_of(queued)[qid]["state"] == "awaiting"
+        second = decide(queued, qid, b, *(extra if b == "exclude" else []), reviewer="ben")
+        assert second.returncode == 0, second.stderr
+    states = [queue_of(queued)[q]["state"] for q in dual]
+    assert states == ["excluded", "excluded", "conflict", "conflict"]
+    conflicts = json.loads(
+        litcorpus("screen", "conflicts", "--root", str(queued), "--format", "json").stdout
+    )
+    assert [c["id"] for c in conflicts] == dual[2:]
+    # Cohen's kappa by hand: 4 records, agree on 2 -> observed 0.5; ana: 2 exclude, 1 include,
+    # 1 maybe; ben: 3 exclude, 1 include; chance = (2*3 + 1*1 + 0) / 16 = 0.4375;
+    # kappa = (0.5 - 0.4375) / (1 - 0.4375) = 0.1111
+    agreed = json.loads(
+        litcorpus("screen", "agreement", "--root", str(queued), "--format", "json").stdout
+    )
+    (pair,) = agreed["pairs"]
+    got = (pair["reviewers"], pair["records"], pair["observed"], pair["expected"], pair["kappa"])
+    assert got == (
+        ["ana", "ben"], 4, 0.5, 0.4375, 0.1111,
+    )  # fmt: skip
+    assert "blind" in agreed["method"]
+    resolved = litcorpus(
+        "screen", "resolve", dual[2], "include", "--root", str(queued), "--reviewer", "cat"
+    )
+    assert resolved.returncode == 0 and "wrote papers/" in resolved.stdout
+    refused = decide(queued, dual[3], "include")
+    assert refused.returncode == 1 and "settle it with screen resolve" in refused.stderr
+
+
+def test_the_interactive_screen_under_a_terminal_and_at_end_of_input(queued: Path) -> None:
+    """i, then e with a reason and note, then q; a second run ends at end of input."""
+    answers = "i\ne\nX3\n" + NOTE + "\nq\n"
+    run = litcorpus("screen", "--root", str(queued), "--reviewer", "ana", stdin=answers)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "Inclusion criteria:" in out and "I1 Two or more LLM-based agents" in out
+    assert re.search(r"\*(agents|multi-agent|reinforcement learning|reward)\*", out)  # marked
+    assert "wrote papers/" in out and "wrote exclusions/E033.yaml" in out
+    assert "stopped; 2 decided in this session" in out
+    states = [q["state"] for q in queue_of(queued).values()]
+    assert states.count("included") == 1 and states.count("excluded") == 1
+    again = litcorpus("screen", "--root", str(queued), "--reviewer", "ana", stdin="s\n")
+    assert again.returncode == 0 and "end of input; 0 decided" in again.stdout
+
+
+def test_a_killed_decision_is_finished_by_the_next_run(queued: Path) -> None:
+    """A decision killed after its commit point (the journal placed) is completed by the next
+    command that takes the lock; one killed before it left nothing."""
+    code = (
+        "import os, sys, signal\n"
+        "import safewrite.transaction as t\n"
+        "real = t._place\n"
+        "def stop(root, entries):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "t._place = stop\n"
+        "sys.argv = ['litcorpus', 'screen', 'decide', 'Q0001', 'include', '--root', sys.argv[1],"
+        " '--reviewer', 'ana']\n"
+        "from litcorpus.entry import main\n"
+        "main()\n"
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(queued)], capture_output=True, text=True
+    )
+    assert killed.returncode == -signal.SIGKILL
+    assert (queued / ".litcorpus.change.journal").exists()
+    assert queue_of(queued)["Q0001"]["state"] == "pending"
+    listed = litcorpus(
+        "screen", "decide", "Q0002", "maybe", "--root", str(queued), "--reviewer", "ana"
+    )
+    assert listed.returncode == 0, listed.stderr
+    q = queue_of(queued)
+    assert q["Q0001"]["state"] == "included" and (queued / q["Q0001"]["record"]).exists()
+    assert q["Q0002"]["state"] == "maybe"
+    assert not (queued / ".litcorpus.change.journal").exists()
+    assert not list(queued.rglob("*.tmp"))
+
+
+def test_a_planted_change_journal_is_refused_and_moves_nothing(queued: Path) -> None:
+    (queued / ".litcorpus.change.journal").write_text(json.dumps({"transaction": [
+        {"path": "claims.yaml", "temp": ".claims.yaml.abc.tmp", "sha256": "0" * 64, "new": False},
+    ]}))  # fmt: skip
+    before = tree(queued)
+    run = decide(queued, "Q0001", "maybe")
+    assert run.returncode == 1 and "journal-refused" in run.stderr
+    assert tree(queued) == before
+
+
+def test_asreview_export_and_labels_back(queued: Path, tmp_path: Path) -> None:
+    out = tmp_path / "asreview.csv"
+    run = litcorpus(
+        "screen", "export", "--format", "asreview-csv", "--out", str(out), "--root", str(queued)
+    )
+    assert run.returncode == 0, run.stderr
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    assert list(frame.columns)[:3] == ["litcorpus_id", "title", "abstract"] and len(frame) == 10
+    # what ASReview LAB hands back: the same rows with its label column
+    frame["asreview_label"] = [1 if t in RELEVANT else 0 for t in frame["title"]]
+    labelled = tmp_path / "labelled.csv"
+    frame.to_csv(labelled, index=False)
+    refused = litcorpus("screen", "import-labels", str(labelled), "--root", str(queued))
+    assert refused.returncode == 2 and "give --reason and --note" in refused.stderr
+    back = litcorpus("screen", "import-labels", str(labelled), "--reason", "X3", "--note", NOTE,
+                     "--reviewer", "asreview", "--root", str(queued))  # fmt: skip
+    assert back.returncode == 0, back.stderr
+    assert "10 decisions taken" in back.stdout
+    states = [q["state"] for q in queue_of(queued).values()]
+    assert states.count("included") == 4 and states.count("excluded") == 6
+    ris = tmp_path / "q.ris"
+    assert (
+        litcorpus(
+            "screen", "export", "--format", "ris", "--out", str(ris), "--root", str(queued)
+        ).returncode
+        == 0
+    )
+    import rispy
+
+    assert len(rispy.loads(ris.read_text())) == 10
+
+
+def test_simulate_beats_random_order_on_a_labelled_set(tmp_path: Path) -> None:
+    """Forty records of our own: eight about trained agent teams, the rest about other things."""
+    rows = [("title", "abstract", "label_included")]
+    topics = [
+        "rivers",
+        "bakeries",
+        "castles",
+        "glaciers",
+        "orchards",
+        "harbours",
+        "violins",
+        "comets",
+    ]
+    for i in range(8):
+        rows.append((f"Multi-agent reinforcement learning for LLM agents, study {i}",
+                     "We train language model agents that cooperate with a team reward.",
+                     "1"))  # fmt: skip
+    for i in range(32):
+        t = topics[i % 8]
+        rows.append(
+            (f"Notes on {t}, part {i}", f"A descriptive account of {t} over {i} years.", "0")
+        )
+    labelled = tmp_path / "labelled.csv"
+    with labelled.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    figure = tmp_path / "curve.svg"
+    run = litcorpus("screen", "simulate", str(labelled), "--seeds", "3", "--format", "json",
+                    "--figure", str(figure))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert (result["records"], result["relevant"], result["seeds"]) == (40, 8, 3)
+    # the seven relevant left after the priors come first: all found after 7 of 38 records
+    assert result["ranking"]["wss@100"] == round(1 - 7 / 38, 4)
+    assert result["ranking"]["recall@10%"] > result["random"]["recall@10%"]
+    assert result["random"]["wss@95"] < 0.3
+    assert figure.read_text().startswith("<?xml")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("title,label_included\nA,yes\n")
+    refused = litcorpus("screen", "simulate", str(bad))
+    assert refused.returncode == 1 and "label 'yes' is not 0 or 1" in refused.stderr
+
+
+def test_the_update_flow_counts_every_screened_record(queued: Path, tmp_path: Path) -> None:
+    """A round by hand: S001 (10 records, 0 duplicates), S002 a paper list (3 records: one
+    duplicate of S001, one of the corpus). Decisions: 2 included, 5 excluded (3 title and
+    abstract, 2 full text), 3 set aside by the stopping rule, 1 still pending."""
+    rows = [
+        RELEVANT[0],
+        "A second list of agent training methods",
+        "AgentBench: Evaluating LLMs as Agents",
+    ]
+    dois = ["10.5555/test.0", "10.5555/list.1", ""]
+    listed = export(tmp_path / "list.csv", rows, dois)
+    run = litcorpus("search", "import", str(listed), "--root", str(queued),
+                    "--source", "csv", "--query", "README section RL", "--method", "website",
+                    "--database", "GitHub paper lists", "--family", "multi_agent_llm")  # fmt: skip
+    assert "3 records found, 2 duplicates removed, 1 queued" in run.stdout, run.stdout + run.stderr
+    t = ids_by_title(queued)
+    for title in RELEVANT[:2]:
+        assert decide(queued, t[title], "include").returncode == 0
+    for title, stage in zip(
+        IRRELEVANT[:5], ["abstract_screen"] * 3 + ["full_text_screen"] * 2, strict=True
+    ):
+        args = ("exclude", "--reason", "X3", "--note", NOTE, "--stage", stage)
+        assert decide(queued, t[title], *args).returncode == 0
+    from litcorpus.analysis.result import analyse
+    from litcorpus.model.corpus import load_corpus
+
+    queue = queue_of(queued)
+    for qid in [t[RELEVANT[2]], t[RELEVANT[3]], t[IRRELEVANT[5]]]:
+        queue[qid]["state"] = "set_aside"
+    (queued / "screening/queue.jsonl").write_text(
+        "".join(json.dumps(q) + "\n" for q in queue.values())
+    )
+    flow = analyse(load_corpus(queued), stats=False).update
+    assert flow is not None
+    s, o = flow["searches"], flow["other"]
+    assert (s["identified"], s["duplicates"], s["automation"], s["awaiting"]) == (10, 0, 3, 0)
+    assert s["sources"] == [
+        {
+            "database": "Test index",
+            "method": "database",
+            "searches": 1,
+            "records_found": 10,
+            "duplicates": 0,
+        }
+    ]
+    assert (s["included"], sum(st["excluded"] for st in s["stages"])) == (2, 5)
+    assert [st["excluded"] for st in s["stages"]] == [0, 3, 2, 0]
+    assert (o["identified"], o["duplicates"], o["awaiting"], o["included"]) == (3, 2, 1, 0)
+    assert flow["new_studies"] == 2 and flow["total_studies"] == flow["previous"]["studies"] + 2
