@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The system programs the test suite runs: Debian's chromium (browser tests), biber and pandoc
-# (they read the BibTeX and CSL-JSON exports back), node and npm (the README lint). Missing ones
+# The system programs the test suite runs: Debian's chromium (browser tests), biber, pandoc and
+# bibutils' ris2xml (they read the BibTeX, CSL-JSON and RIS exports back), node and npm (the
+# README lint). Missing ones
 # are installed with apt-get when we run as root; otherwise all of them are named in one line
 # and make stops before any test runs.
 set -euo pipefail
-declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [node]=nodejs [npm]=npm)
+declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [ris2xml]=bibutils
+                [node]=nodejs [npm]=npm)
 missing=()
-for cmd in chromium biber pandoc node npm; do
+for cmd in chromium biber pandoc ris2xml node npm; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
@@ -16,7 +18,7 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   # The browser and node with what Debian recommends (fonts among them); the readers without.
   browser=() readers=()
   for p in "${missing[@]}"; do
-    case "$p" in biber|pandoc) readers+=("$p") ;; *) browser+=("$p") ;; esac
+    case "$p" in biber|pandoc|bibutils) readers+=("$p") ;; *) browser+=("$p") ;; esac
   done
   export DEBIAN_FRONTEND=noninteractive
   [ ${#browser[@]} -eq 0 ] || apt-get install -y -qq "${browser[@]}" >/dev/null

@@ -1,6 +1,7 @@
 """Exports read back by the programs that read them, on hostile text: pybtex and biber for
-BibTeX (exactly one entry per paper, every key kept), pandoc's citeproc for CSL-JSON and
-BibTeX alike (a truncated author list reads "et al." in both), Python's csv (every cell back,
+BibTeX (exactly one entry per paper, every key kept), bibutils' ris2xml for RIS (one record
+per paper, no value starting a tag), pandoc's citeproc for CSL-JSON and BibTeX alike (a
+truncated author list reads "et al." in both), Python's csv (every cell back,
 formulas neutralised), markdown-it-py for the README list and stats/README.md (one link per
 entry, no HTML, no heading), and the LaTeX tables (no special character left unescaped).
 
@@ -27,7 +28,7 @@ from litcorpus.model.corpus import Corpus, Record, load_corpus
 from litcorpus.model.taxonomy import load_taxonomy
 from litcorpus.model.yamlio import Document
 from litcorpus.publish.escape import csv_cell, latex_text, md_url
-from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv
+from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv, to_ris
 from litcorpus.publish.readme import item
 from litcorpus.publish.tables import Table, render
 from litcorpus.publish.templating import environment
@@ -181,6 +182,43 @@ def test_bibtex_parses_in_biber_one_entry_per_paper(tmp_path: Path) -> None:
     assert "ERROR" not in run.stdout, run.stdout
     keys = re.findall(r"^@\w+\{([^,]+),", out.read_text(encoding="utf-8"), flags=re.MULTILINE)
     assert sorted(keys) == sorted(d["key"] for d in data)
+
+
+def test_ris_reads_in_bibutils_one_record_per_paper(tmp_path: Path) -> None:
+    """bibutils' ris2xml (Debian's bibutils) reads a hostile RIS export as one MODS record per
+    paper, with each title whole: no value can end a record or start a tag."""
+    ris2xml = shutil.which("ris2xml")
+    assert ris2xml, "install Debian's bibutils (make test does: tests/sysdeps.sh)"
+    data = [
+        {
+            "key": f"k{i}",
+            "title": f"T{i} {hostile}\nER  - \nTY  - JOUR",
+            "authors": [f"{hostile}, Jane", "others"],
+            "year": 2025,
+            "venue": hostile,
+            "url": "https://x.org/a\nER  - ",
+            "ids": {"doi": "10.1234/" + hostile},
+        }
+        for i, hostile in enumerate(HOSTILE)
+    ]
+    source = tmp_path / "corpus.ris"
+    source.write_text(to_ris(corpus_of(data)), encoding="utf-8")
+    run = subprocess.run([ris2xml, str(source)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and f"Processed {len(data)} references" in run.stderr, run.stderr
+    import xml.etree.ElementTree as ET
+
+    mods = ET.fromstring(run.stdout.lstrip("\ufeff"))
+    ns = {"m": "http://www.loc.gov/mods/v3"}
+    records_read = mods.findall("m:mods", ns)
+    assert [r.get("ID") for r in records_read] == sorted(d["key"] for d in data)
+    for r in records_read:
+        title = r.findtext("m:titleInfo/m:title", "", ns)
+        assert title.startswith(f"T{r.get('ID', '')[1:]} ") and title.endswith("TY - JOUR"), title
+    # the shipped corpus: every entry, under its key
+    shipped = load_corpus(REPO)
+    (tmp_path / "all.ris").write_text(to_ris(shipped), encoding="utf-8")
+    run = subprocess.run([ris2xml, str(tmp_path / "all.ris")], capture_output=True, text=True)
+    assert f"Processed {len(shipped.of('paper'))} references" in run.stderr
 
 
 @FUZZ

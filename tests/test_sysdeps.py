@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).parent / "sysdeps.sh"
-PACKAGES = ["chromium", "biber", "pandoc", "nodejs", "npm"]
+PACKAGES = ["chromium", "biber", "pandoc", "bibutils", "nodejs", "npm"]
 
 
 def bare_path(tmp_path: Path, *extra: str) -> Path:
@@ -61,7 +61,7 @@ def test_root_installs_the_missing_programs_with_apt_get(tmp_path: Path) -> None
     assert calls[0] == "update -qq"
     # The browser and node with Debian's recommends (fonts), the export readers without.
     assert calls[1] == "install -y -qq chromium nodejs npm"
-    assert calls[2] == "install -y -qq --no-install-recommends biber pandoc"
+    assert calls[2] == "install -y -qq --no-install-recommends biber pandoc bibutils"
 
 
 def test_nothing_is_done_when_everything_is_there() -> None:

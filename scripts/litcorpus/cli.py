@@ -196,7 +196,8 @@ def claims(root: Path | None, fmt: str) -> None:
         click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     else:
         for r in results:
-            click.echo(f"{'held  ' if r.held else 'BROKEN'} {r.claim.id}: {r.claim.text}")
+            state = "revised" if r.revised else "held  " if r.held else "BROKEN"
+            click.echo(f"{state} {r.claim.id}: {r.claim.text}")
             click.echo(f"       {r.summary()}; expected {r.at.expected}")
             if r.at.keys and r.at.keys != r.at.actual.split(", "):
                 more = f" and {len(r.at.keys) - 20} more" if len(r.at.keys) > 20 else ""
@@ -333,7 +334,17 @@ def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> No
 @cli.command()
 @root_option
 @click.option(
-    "--format", "fmt", type=click.Choice(["bibtex", "csl-json", "csv", "json"]), required=True
+    "--format",
+    "fmt",
+    type=click.Choice(["bibtex", "csl-json", "ris", "csv", "json"]),
+    required=True,
+)
+@click.option(
+    "--records",
+    type=click.Choice(["entries", "exclusions"]),
+    default="entries",
+    show_default=True,
+    help="The retained entries, or the screening decisions (csv, json, ris).",
 )
 @click.option(
     "--out",
@@ -341,20 +352,24 @@ def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> No
     default=None,
     help="Write to FILE instead of standard output.",
 )
-def export(root: Path | None, fmt: str, out: Path | None) -> None:
-    """Export the retained corpus as BibTeX, CSL-JSON, CSV or JSON."""
+def export(root: Path | None, fmt: str, records: str, out: Path | None) -> None:
+    """Export the retained corpus (BibTeX, CSL-JSON, RIS, CSV, JSON) or its screening
+    decisions (CSV, JSON, RIS)."""
     from safewrite.errors import OutputError
     from safewrite.files import write_file
     from safewrite.paths import check_file_output
 
-    from .publish.export import EXPORTERS
+    from .publish.export import DECISION_EXPORTERS, EXPORTERS
     from .publish.outputs import inputs, record_folders
 
+    exporters = EXPORTERS if records == "entries" else DECISION_EXPORTERS
+    if fmt not in exporters:
+        raise click.UsageError(f"the exclusions export as {', '.join(DECISION_EXPORTERS)}")
     root = resolve_root(root)
     corpus = _valid_result(root, stats=False).corpus
     try:
         target = out and check_file_output(out, record_folders(corpus), inputs(corpus))
-        text = EXPORTERS[fmt](corpus)
+        text = exporters[fmt](corpus)
         if target is None:
             click.echo(text, nl=False)
         else:

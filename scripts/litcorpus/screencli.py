@@ -15,6 +15,7 @@ import click
 
 from .cli import resolve_root, root_option
 
+SHOWN = 50  # merges listed on the terminal; duplicates.jsonl keeps every one
 FORMATS = ("arxiv", "openalex", "semanticscholar", "crossref", "ris", "bibtex", "csl-json", "csv")
 
 
@@ -62,6 +63,7 @@ def _import(
     database: str,
     method: str,
     family: str | None,
+    allow_empty: bool = False,
 ) -> None:
     from safewrite.errors import OutputError
 
@@ -72,7 +74,7 @@ def _import(
 
     day = _day(date_run, "--date-run")
     try:
-        found = read_export(raw, name, fmt)  # a bad export is refused before any lock
+        found = read_export(raw, name, fmt, allow_empty)  # refused before any lock
         with corpus_lock(root):
             done = import_search(
                 load_corpus(root), found, raw, name, fmt, query, day, database, method, family
@@ -83,10 +85,14 @@ def _import(
         f"logged search {done.search}: {done.found} records found, {len(done.merges)} "
         f"duplicates removed, {len(done.queued)} queued"
     )
-    for m in done.merges:
+    for m in done.merges[:SHOWN]:
         joined = f" (joined: {', '.join(sorted(m.joined))})" if m.joined else ""
         title = m.found.title[:70]
         click.echo(f"  duplicate: {m.found.where}: {title!r} = {m.of.where}: {m.reason}{joined}")
+    if len(done.merges) > SHOWN:
+        click.echo(
+            f"  ... and {len(done.merges) - SHOWN} more: screening/duplicates.jsonl lists all"
+        )
     click.echo("next: litcorpus screen")
 
 
@@ -124,11 +130,13 @@ def _common(func: Any) -> Any:
 @click.option(
     "--source", "fmt", type=click.Choice(FORMATS), required=True, help="The export's format."
 )
+@click.option("--allow-empty", is_flag=True, help="Log a search whose export holds no record.")
 @_common
 def import_command(
     root: Path | None,
     file: Path,
     fmt: str,
+    allow_empty: bool,
     query: str,
     date_run: str | None,
     database: str,
@@ -144,7 +152,8 @@ def import_command(
     except CommandError as exc:
         _fail("search import", exc)
     name = "standard input" if str(file) == "-" else str(file)
-    _import(resolve_root(root), raw, name, fmt, query, date_run, database, method, family)
+    root = resolve_root(root)
+    _import(root, raw, name, fmt, query, date_run, database, method, family, allow_empty)
 
 
 @search.command(name="run")
@@ -246,6 +255,7 @@ def _decision_options(func: Any) -> Any:
             click.option(
                 "--source", default=None, help="Exclusion source (default: from its ids)."
             ),
+            click.option("--key", default="", help="Include: the new entry's key (a free slug)."),
             reviewer_option,
         ]
     ):

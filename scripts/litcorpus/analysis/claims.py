@@ -53,10 +53,19 @@ class ClaimResult:
     claim: Claim
     at: Outcome  # at the claim's release (the live corpus, for a live claim)
     now: Outcome | None = None  # on the live corpus, for a release's claim
+    # at the claim's release with its declared corrections undone: the verdict as published
+    published: Outcome | None = None
+    since: str = ""  # the first day an entry that broke it on the live corpus appeared
 
     @property
     def held(self) -> bool:
-        return self.at.held
+        """Whether the claim stands as published: it holds at its release, or it did on the
+        records as they were and only a declared correction changed that."""
+        return self.at.held or (self.published is not None and self.published.held)
+
+    @property
+    def revised(self) -> bool:
+        return not self.at.held and self.held
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
@@ -66,18 +75,43 @@ class ClaimResult:
             "boundary": c.boundary,
             "snapshot": c.snapshot,
             **self.at.to_dict(),
+            "held": self.held,
+            "revised": self.revised,
+            "published": self.published.to_dict() if self.published else None,
+            "corrections": [
+                {
+                    "date": x.date,
+                    "entry": x.entry,
+                    "field": x.field,
+                    "was": x.was,
+                    "now": x.now,
+                    "why": x.why,
+                }
+                for x in c.corrections
+            ],  # fmt: skip
             "now": self.now.to_dict() if self.now else None,
+            "since": self.since or None,
         }
 
     def summary(self) -> str:
         """'held at 2026.05 (no entry); holds now (no entry)', or for a live claim
         'holds now (no entry)'."""
         at = "holds now" if self.claim.snapshot == LIVE else f"held at {self.claim.snapshot}"
-        if not self.at.held:
+        if self.revised and self.published is not None:
+            fixed = ", ".join(
+                f"{x.entry} {x.field} {x.was} to {x.now} ({x.date})" for x in self.claim.corrections
+            )
+            at = (
+                f"held at {self.claim.snapshot} as published ({self.published.actual}); "
+                f"the corrections since ({fixed}) change it to"
+            )
+        elif not self.at.held:
             at = "BROKEN now" if self.claim.snapshot == LIVE else f"BROKEN at {self.claim.snapshot}"
         text = f"{at} ({self.at.actual})"
         if self.now is not None:
-            text += f"; {'holds now' if self.now.held else 'no longer holds'} ({self.now.actual})"
+            since = f" since {self.since}" if self.since and not self.now.held else ""
+            state = "holds now" if self.now.held else f"no longer holds{since}"
+            text += f"; {state} ({self.now.actual})"
         return text
 
 
@@ -95,10 +129,32 @@ def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
         views[release.version] = _records(corpus.as_of(release.date))
     out = []
     for c in claims:
-        at = evaluate_one(c, views.get(c.snapshot, live)[c.kind])
+        view = views.get(c.snapshot, live)[c.kind]
+        at = evaluate_one(c, view)
+        published = evaluate_one(c, _undone(view, c)) if c.corrections else None
         now = None if c.snapshot == LIVE else evaluate_one(c, live[c.kind])
-        out.append(ClaimResult(c, at, now))
+        since = _since(at, now, live[c.kind]) if now is not None else ""
+        out.append(ClaimResult(c, at, now, published, since))
     return out
+
+
+def _undone(records: dict[str, dict[str, Any]], claim: Claim) -> dict[str, dict[str, Any]]:
+    """RECORDS with the claim's corrections undone: the values its release published."""
+    out = dict(records)
+    for x in claim.corrections:
+        if x.entry in out:
+            out[x.entry] = {**out[x.entry], x.field: x.was}
+    return out
+
+
+def _since(at: Outcome, now: Outcome, live: dict[str, dict[str, Any]]) -> str:
+    """The first public day of the entries that the live corpus adds to the claim's hits
+    (their `published` day, else their year): when the literature stopped bearing it out."""
+    new = [k for k in now.keys if k not in set(at.keys)]
+    days = sorted(
+        str(live[k].get("published") or live[k].get("year") or "") for k in new if k in live
+    )
+    return next((d for d in days if d), "")
 
 
 def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:

@@ -7,6 +7,7 @@ taxonomy and keeps the well-formed ones; analysis.claims evaluates them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,10 @@ from .taxonomy import Taxonomy
 from .yamlio import Document, FieldPath, read_document
 
 CLAIMS_FILE = "claims.yaml"
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 ALL_KINDS = "all"  # a claim over every record kind (a headline count)
-CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect")
+CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect", "corrections")
+CORRECTION_FIELDS = ("date", "entry", "field", "was", "now", "why")
 FORMS = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
 
 
@@ -33,6 +36,21 @@ class Claim:
     kind: str
     where: Where
     expect: dict[str, Any]
+    # corrections of the release's own records made since: (entry, field, value as published)
+    corrections: tuple[Correction, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A later correction of a record the claim's release holds: the claim's published verdict
+    rests on the value the record had then."""
+
+    date: str
+    entry: str
+    field: str
+    was: Any
+    now: Any
+    why: str
 
 
 @dataclass(slots=True)
@@ -147,8 +165,46 @@ def _claim(
         return None
     if len(r.problems) > before:  # only well-formed claims are evaluated
         return None
+    corrections = _corrections(r, raw.get("corrections"), (*path, "corrections"), corpus, kind)
+    if len(r.problems) > before:
+        return None
     text, boundary = str(raw["text"]), str(raw["boundary"])
-    return Claim(cid, text, boundary, str(raw["snapshot"]), kind, where, dict(expect))
+    snapshot = str(raw["snapshot"])
+    return Claim(cid, text, boundary, snapshot, kind, where, dict(expect), corrections)
+
+
+def _corrections(
+    r: Section, raw: Any, path: FieldPath, corpus: Corpus, kind: str
+) -> tuple[Correction, ...]:
+    """The declared corrections, each naming a record of KIND whose FIELD is now NOW."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        r.bad(path, "corrections is a list of {date, entry, field, was, now, why}")
+        return ()
+    records = {rec.stem: rec.data for rec in corpus.of(kind)}
+    out = []
+    for i, c in enumerate(raw):
+        where = (*path, i)
+        if not isinstance(c, dict) or set(c) != set(CORRECTION_FIELDS):
+            r.bad(where, "a correction is {date, entry, field, was, now, why}")
+            continue
+        if not DAY.fullmatch(str(c["date"])):
+            r.bad((*where, "date"), f"'{c['date']}' is not a day", "YYYY-MM-DD")
+        entry = records.get(str(c["entry"]))
+        if entry is None:
+            r.bad((*where, "entry"), f"'{c['entry']}' is not a {kind} in the corpus")
+            continue
+        if entry.get(str(c["field"])) != c["now"]:
+            r.bad(
+                (*where, "now"),
+                f"{c['entry']}'s {c['field']} is {entry.get(str(c['field']))!r}, "
+                f"not {c['now']!r} as the correction says",
+            )
+            continue
+        out.append(Correction(str(c["date"]), str(c["entry"]), str(c["field"]), c["was"],
+                              c["now"], str(c["why"])))  # fmt: skip
+    return tuple(out)
 
 
 def _expect_ok(

@@ -1,7 +1,9 @@
-"""Exports the retained corpus: BibTeX (bibtexparser v2), CSL-JSON, CSV and JSON.
+"""Exports the retained corpus (BibTeX with bibtexparser v2, CSL-JSON, RIS with rispy, CSV,
+JSON) and the screening decisions (CSV, JSON, RIS).
 
 Reads a loaded corpus; each exporter returns text. BibTeX keys are the corpus keys; titles
-are LaTeX-encoded with acronyms brace-protected so styles do not lower-case them.
+are LaTeX-encoded with acronyms brace-protected so styles do not lower-case them. RIS carries
+each record's key as its ID, and the taxonomy's tags as keywords.
 """
 
 from __future__ import annotations
@@ -172,4 +174,115 @@ def to_csv(corpus: Corpus) -> str:
     return buf.getvalue()
 
 
-EXPORTERS = {"bibtex": to_bibtex, "csl-json": to_csl_json, "csv": to_csv, "json": to_json}
+def _one_line(value: Any) -> str:
+    """RIS holds one value a line: a line break in text becomes a space."""
+    return " ".join(str(value).split())
+
+
+def _ris_type(data: dict[str, Any]) -> str:
+    kind, _ = entry_type(data)
+    return {"inproceedings": "CONF", "misc": "GEN"}.get(kind, "JOUR")
+
+
+def ris_text(entries: list[dict[str, Any]]) -> str:
+    """ENTRIES as RIS, one record after another (no numbered header line before each). Every
+    value is made one line, so that no text can end a record or start a tag of its own."""
+    import rispy
+
+    entries = [
+        {
+            k: [_one_line(x) for x in v] if isinstance(v, list) else _one_line(v)
+            for k, v in e.items()
+        }
+        for e in entries
+    ]
+
+    class Writer(rispy.RisWriter):  # type: ignore[misc]
+        def set_header(self, count: int) -> str:
+            return ""
+
+    return str(rispy.dumps(entries, implementation=Writer))
+
+
+def to_ris(corpus: Corpus) -> str:
+    axes = [a.id for a in corpus.taxonomy.axes_for("paper")]
+    entries = []
+    for d in papers(corpus):
+        ids = d.get("ids") or {}
+        entry: dict[str, Any] = {
+            "type_of_reference": _ris_type(d),
+            "id": d["key"],
+            "title": d["title"],
+            "authors": [a for a in d.get("authors", []) if a != "others"],
+            "year": str(d["year"]),
+            "journal_name": d.get("venue", ""),
+            "urls": [d["url"]],
+        }
+        if ids.get("doi"):
+            entry["doi"] = ids["doi"]
+        if ids.get("arxiv"):
+            entry["notes"] = [f"arXiv:{ids['arxiv']}"]
+        tags = [f"{a}: {v}" for a in axes for v in _values(d.get(a))]
+        if tags:
+            entry["keywords"] = tags
+        entries.append(entry)
+    return ris_text(entries)
+
+
+def _values(value: Any) -> list[str]:
+    if value in (None, ""):
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def decisions(corpus: Corpus) -> list[dict[str, Any]]:
+    """The screening decisions (exclusion records), in id order."""
+    kind = corpus.taxonomy.views.prisma.get("kind", "")
+    return [r.data for r in sorted(corpus.of(kind), key=lambda r: r.stem)]
+
+
+def decisions_csv(corpus: Corpus) -> str:
+    kind = corpus.taxonomy.views.prisma.get("kind", "")
+    columns = [c for c in corpus.taxonomy.allowed_fields(kind) if c != "ids"]
+    schemes = list(corpus.taxonomy.id_schemes)
+    header = [*columns[:2], *(f"ids.{s}" for s in schemes), *columns[2:]]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for d in decisions(corpus):
+        ids = d.get("ids") or {}
+        writer.writerow(
+            [csv_cell(ids.get(c[4:], "") if c.startswith("ids.") else d.get(c, "")) for c in header]
+        )
+    return buf.getvalue()
+
+
+def decisions_json(corpus: Corpus) -> str:
+    return json.dumps(decisions(corpus), indent=2, ensure_ascii=False) + "\n"
+
+
+def decisions_ris(corpus: Corpus) -> str:
+    entries = []
+    for d in decisions(corpus):
+        ids = d.get("ids") or {}
+        entry: dict[str, Any] = {
+            "type_of_reference": "GEN",
+            "id": d.get("id"),
+            "title": d.get("title", ""),
+            "urls": [d.get("url")],
+            "notes": [f"Excluded ({d.get('reason')}): {d.get('note', '')}"],
+        }
+        if ids.get("doi"):
+            entry["doi"] = ids["doi"]
+        entries.append(entry)
+    return ris_text(entries)
+
+
+EXPORTERS = {
+    "bibtex": to_bibtex,
+    "csl-json": to_csl_json,
+    "ris": to_ris,
+    "csv": to_csv,
+    "json": to_json,
+}
+DECISION_EXPORTERS = {"csv": decisions_csv, "json": decisions_json, "ris": decisions_ris}

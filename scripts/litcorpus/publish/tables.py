@@ -106,6 +106,47 @@ def _md_grid(table: Table) -> list[str]:
     return [line(head), "| " + " | ".join(rule) + " |", *(line(r) for r in body)]
 
 
+def _update_table(u: dict[str, Any], tax: Taxonomy) -> Table:
+    """The update flow box by box: each source's records and duplicates (PRISMA 2020's
+    database-specific counts), what was set aside or awaits screening, what was excluded
+    for which reason, and the studies included."""
+    reason_axis = tax.views.prisma["reason_axis"]
+    rows: list[list[Any]] = [
+        ["previous release", u["previous"]["version"], u["previous"]["studies"]]
+    ]
+    for arm, label in (("searches", "databases"), ("other", "other methods")):
+        a = u[arm]
+        for s in a["sources"]:
+            rows.append(
+                [
+                    f"{label}: {s['database']}",
+                    f"records from {s['searches']} searches",
+                    s["records_found"],
+                ]
+            )
+            rows.append([f"{label}: {s['database']}", "duplicates removed", s["duplicates"]])
+        if arm == "other":
+            logged = sum(s["records_found"] for s in a["sources"])
+            rows.append([label, "records found without a logged search", a["identified"] - logged])
+        rows.append([label, "set aside by the stopping rule", a["automation"]])
+        rows.append([label, "awaiting screening", a["awaiting"]])
+        for st in a["stages"]:
+            for r, n in st["reasons"].items():
+                rows.append(
+                    [label, f"excluded ({st['label']}): {value_name(tax, reason_axis, r)}", n]
+                )
+        rows.append([label, "included", a["included"]])
+    rows.append(["new studies", "", u["new_studies"]])
+    rows.append(["total studies", "", u["total_studies"]])
+    return Table(
+        "prisma-update",
+        f"Screening flow since release {u['previous']['version']} (PRISMA 2020 update), by source",
+        ["box", "detail", "n"],
+        rows,
+        align="llr",
+    )
+
+
 def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     tables = []
     views = {g.id: g for g in tax.views.gaps}
@@ -222,6 +263,8 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             ]
         rows.append(["included", "", p["included"]])
         tables.append(Table("prisma", "Screening flow", ["box", "detail", "n"], rows))
+    if stats.get("prisma_update"):
+        tables.append(_update_table(stats["prisma_update"], tax))
     tables.append(
         Table(
             "claims",

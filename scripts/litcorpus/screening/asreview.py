@@ -18,6 +18,7 @@ from typing import Any
 from ..check.dedupe import normalize_title
 from ..model.errors import CommandError
 from ..model.queue import Queue, Queued
+from ..publish.export import ris_text
 
 LABELS = ("asreview_label", "included", "label_included", "label")
 
@@ -57,8 +58,6 @@ def _plain(value: Any) -> Any:
 
 
 def export_ris(queue: Queue, abstracts: dict[str, str]) -> bytes:
-    import rispy
-
     entries = []
     for q in queue.items.values():
         if q.state == "set_aside":
@@ -76,7 +75,7 @@ def export_ris(queue: Queue, abstracts: dict[str, str]) -> bytes:
             if value:
                 entry[key] = value
         entries.append(entry)
-    return str(rispy.dumps(entries)).encode("utf-8")
+    return ris_text(entries).encode("utf-8")
 
 
 def _label_note(label: Any) -> list[str]:

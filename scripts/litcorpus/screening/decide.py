@@ -140,10 +140,12 @@ def decide(
     family: str | None = None,
     source: str | None = None,
     resolve: bool = False,
+    key: str = "",
     today: dt.date | None = None,
 ) -> Decided:
     """Record REVIEWER's DECISION on queued record QID and, when it takes effect, write the
-    record it makes. RESOLVE settles a conflict of the dual sample."""
+    record it makes. RESOLVE settles a conflict of the dual sample. KEY proposes an included
+    entry's key (used when it is a safe slug not yet taken)."""
     today = today or dt.date.today()
     queue = load_queue(corpus.root, corpus.taxonomy)
     if queue.problems:
@@ -210,7 +212,9 @@ def decide(
             for k in ("title", "authors", "year", "venue", "ids", "url")
             if q.data.get(k)
         }
-        key = make_key(facts, taken)
+        if key and key in taken:
+            raise DecisionRefused("decision-refused", f"key '{key}' is taken", usage=True)
+        key = make_key(facts, taken, key)
         record = f"{folder}/{key}.yaml"
         changes[record] = render_entry(key, facts, corpus, today, str(q.data["search"])).encode()
     elif effect == "exclude":

@@ -25,6 +25,7 @@ from ..sources.found import Found
 # own, and OpenReview a workshop and a conference version.)
 _CONFLICTING = ("arxiv",)
 RARE_WORDS = 3
+MAX_BLOCK = 200  # as check's duplicate search: a word this common blocks nothing more
 _STOP = frozenset(
     [
         "a",
@@ -105,7 +106,11 @@ def known_records(corpus: Corpus, queue: Queue) -> list[Known]:
 
 
 class Matcher:
-    """Holds what is known; `match` tells whether a record is one of them, then remembers it."""
+    """Holds what is known; `match` tells whether a record is one of them, then remembers it.
+
+    Titles are looked up whole first (folded), then compared with rapidfuzz only against the
+    titles that share one of their rarest words, each word's block capped as `check`'s are, so
+    the work grows with the records, not with their square."""
 
     def __init__(self, known: Iterable[Known], titles: Iterable[str]) -> None:
         """KNOWN records, and every title that will be seen (known and new), whose word
@@ -114,7 +119,8 @@ class Matcher:
         for t in titles:
             self.freq.update(set(normalize_title(t).split()))
         self.by_id: dict[tuple[str, str], Known] = {}
-        self.by_word: dict[str, list[Known]] = {}
+        self.by_title: dict[str, Known] = {}
+        self.by_word: dict[str, tuple[list[str], list[Known]]] = {}
         for k in known:
             self._remember(k)
 
@@ -125,8 +131,13 @@ class Matcher:
     def _remember(self, k: Known) -> None:
         for ident in k.ids.items():
             self.by_id.setdefault(ident, k)
+        if k.title:
+            self.by_title.setdefault(k.title, k)
         for w in self._rare(k.title):  # titles are compared only with titles sharing one
-            self.by_word.setdefault(w, []).append(k)
+            titles, knowns = self.by_word.setdefault(w, ([], []))
+            if len(titles) < MAX_BLOCK:
+                titles.append(k.title)
+                knowns.append(k)
 
     def match(self, found: Found, where: str) -> Merge | None:
         ids = {s: v.lower() for s, v in found.ids.items()}
@@ -138,25 +149,30 @@ class Matcher:
         title = normalize_title(found.title)
         if not title:
             return None
-        from rapidfuzz import fuzz
+        merge = self._by_title(found, ids, title)
+        if merge is None:
+            self._remember(
+                Known(where, ids, title, found.year, _is_preprint(found.venue, found.ids))
+            )
+        return merge
 
-        seen: set[int] = set()
+    def _by_title(self, found: Found, ids: dict[str, str], title: str) -> Merge | None:
+        from rapidfuzz import fuzz, process
+
+        exact = self.by_title.get(title)
+        hits: list[tuple[float, Known]] = [(100.0, exact)] if exact is not None else []
         for w in self._rare(title):
-            for other in self.by_word.get(w, ()):
-                if id(other) in seen:
-                    continue
-                seen.add(id(other))
-                if any(
-                    s in ids and s in other.ids and ids[s] != other.ids[s] for s in _CONFLICTING
-                ):
-                    continue
-                score = fuzz.ratio(title, other.title, score_cutoff=TITLE_SIMILARITY)
-                if not score:
-                    continue
-                reason = self._years(found, other, score)
-                if reason:
-                    return Merge(found, other, reason, self._join(found, other))
-        self._remember(Known(where, ids, title, found.year, _is_preprint(found.venue, found.ids)))
+            titles, knowns = self.by_word.get(w, ((), ()))
+            found_here = process.extract(
+                title, titles, scorer=fuzz.ratio, score_cutoff=TITLE_SIMILARITY, limit=None
+            )
+            hits += [(score, knowns[i]) for _, score, i in found_here]
+        for score, other in sorted(hits, key=lambda h: -h[0]):
+            if any(s in ids and s in other.ids and ids[s] != other.ids[s] for s in _CONFLICTING):
+                continue  # two arXiv ids: two works, however alike their titles
+            reason = self._years(found, other, score)
+            if reason:
+                return Merge(found, other, reason, self._join(found, other))
         return None
 
     @staticmethod

@@ -93,9 +93,9 @@ def _appended(root: Path, searches: Searches, item: str, fields: dict[str, Any])
     return new.encode("utf-8")
 
 
-def read_export(raw: bytes, name: str, fmt: str) -> list[Found]:
+def read_export(raw: bytes, name: str, fmt: str, allow_empty: bool = False) -> list[Found]:
     """The records of an export RAW (read as FMT), refused when it is not one."""
-    return records(decode(raw, name), fmt, name)
+    return records(decode(raw, name), fmt, name, allow_empty)
 
 
 def import_search(
@@ -139,7 +139,7 @@ def import_search(
     known = known_records(corpus, queue)
     matcher = Matcher(known, [k.title for k in known] + [f.title for f in found])
     result = Imported(sid, len(found))
-    new_items: list[dict[str, Any]] = []
+    new_items: dict[str, dict[str, Any]] = {}
     abstracts: dict[str, str] = {}
     n = queue.next_id()
     for rec in found:
@@ -151,7 +151,7 @@ def import_search(
             continue
         facts = rec.facts()
         item = {"id": qid, "search": sid, **_queued(facts), "state": "pending"}
-        new_items.append(item)
+        new_items[qid] = item
         result.queued.append(qid)
         if rec.abstract:
             abstracts[qid] = rec.abstract
@@ -174,7 +174,7 @@ def import_search(
     changes = {
         SEARCHES_FILE: _appended(root, searches, search_item(fields), fields),
         QUEUE_FILE: b"".join(dump_line(q.data) for q in queue.items.values())
-        + b"".join(dump_line(i) for i in new_items),
+        + b"".join(dump_line(i) for i in new_items.values()),
         DUPLICATES_FILE: _existing(root / DUPLICATES_FILE)
         + b"".join(dump_line(_duplicate_line(sid, m)) for m in result.merges),
     }
@@ -195,12 +195,14 @@ def _queued(facts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _join(queue: Queue, new_items: list[dict[str, Any]], merge: Merge) -> None:
+def _join(queue: Queue, new_items: dict[str, dict[str, Any]], merge: Merge) -> None:
     """Give the kept queue record (queued before, or earlier in this file) what its duplicate
     adds: ids it lacked, a published version's venue."""
+    if not merge.joined:
+        return
     kept = queue.items.get(merge.of.where)
-    data = kept.data if kept else next((i for i in new_items if i["id"] == merge.of.where), None)
-    if not merge.joined or data is None:
+    data = kept.data if kept else new_items.get(merge.of.where)
+    if data is None:
         return
     data["ids"] = {**data.get("ids", {}), **merge.joined.get("ids", {})}
     if "venue" in merge.joined:

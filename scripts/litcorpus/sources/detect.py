@@ -129,9 +129,9 @@ def sniff(data: str) -> tuple[str | None, Any]:
     return None, None
 
 
-def records(data: str, fmt: str, name: str) -> list[Found]:
-    """The records of DATA read as FMT; refused when DATA is another format, empty, or has a
-    record without a title."""
+def records(data: str, fmt: str, name: str, allow_empty: bool = False) -> list[Found]:
+    """The records of DATA read as FMT; refused when DATA is another format, empty (unless
+    ALLOW_EMPTY: a search that found nothing), or has a record without a title."""
     if not data.strip():
         raise SourceError("import-empty", f"{name} is empty; nothing was written")
     if fmt in _JSON_READERS and data.lstrip()[:1] in ("{", "["):
@@ -158,8 +158,12 @@ def records(data: str, fmt: str, name: str) -> list[Found]:
         found = csv_records(data, name)
     else:
         found = _JSON_READERS[fmt](doc, name)
-    if not found:
-        raise SourceError("import-empty", f"{name} holds no records; nothing was written")
+    if not found and not allow_empty:
+        raise SourceError(
+            "import-empty",
+            f"{name} holds no records; nothing was written",
+            "a search that found nothing is logged with --allow-empty",
+        )
     untitled = [f.where for f in found if not f.title]
     if untitled:
         more = f" and {len(untitled) - 1} more" if len(untitled) > 1 else ""

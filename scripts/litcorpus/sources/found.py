@@ -108,7 +108,9 @@ def text(value: Any) -> str:
         return ""
     if isinstance(value, list):  # Crossref gives titles as lists
         value = value[0] if value else ""
-    plain = html.unescape(_TAGS.sub(" ", str(value)))
+    plain = str(value)
+    if "<" in plain or "&" in plain:  # most values hold no markup: skip the regex
+        plain = html.unescape(_TAGS.sub(" ", plain))
     return " ".join(plain.split())
 
 

@@ -1,0 +1,199 @@
+"""Benchmarks of the front of the review, run by `make bench` (run.py) or alone:
+
+- import: `litcorpus search import` of a generated export of N records (CSV and OpenAlex JSON
+  Lines; 5% of them duplicates of a 10,000-entry corpus, 2% repeated within the file) against
+  reading the same file with the format's plain parser (csv.reader, json.loads per line): the
+  floor; with each run's peak memory.
+- simulate: `litcorpus screen simulate` on labelled systematic-review datasets (read from a
+  folder, never committed; BENCHMARKS.md names each one's repository, commit and licence),
+  against random order and, in the same run, against ASReview's default model (asreview
+  installed in a virtual environment of its own under .cache/bench, as a peer) replaying the
+  same records from the same prior records; both orders are scored by the same measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CACHE = REPO / ".cache" / "bench"
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(HERE))
+from run import ENV, corpus, measure  # noqa: E402
+
+FLOOR_CSV = "import csv, sys\nfor row in csv.reader(open(sys.argv[1], newline='')): pass\n"
+FLOOR_JSONL = "import json, sys\nfor line in open(sys.argv[1]): json.loads(line)\n"
+WORDS = (
+    "agent agents multi reinforcement learning orchestration credit reward policy language model "
+    "team debate planner solver verifier router swarm spawn aggregate communicate stop training "
+    "benchmark tool web code math research hierarchical critic value advantage group relative"
+).split()
+
+
+def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
+    """A search export of RECORDS records in FMT (csv or openalex JSON Lines)."""
+    out = CACHE / f"export-{records}-{root.name}.{'csv' if fmt == 'csv' else 'jsonl'}"
+    if out.exists():
+        return out
+    import yaml
+
+    rng = random.Random(seed)
+    known = [yaml.safe_load(p.read_text()) for p in sorted((root / "papers").glob("*.yaml"))]
+    rows: list[dict[str, Any]] = []
+    for i in range(records):
+        roll = rng.random()
+        if roll < 0.05:  # a duplicate of the corpus: by its arXiv id, or by its title
+            d = rng.choice(known)
+            arxiv = (d.get("ids") or {}).get("arxiv", "") if roll < 0.03 else ""
+            rows.append({"title": d["title"], "year": d["year"], "arxiv": arxiv})
+            continue
+        if roll < 0.07 and rows:  # repeated within the file
+            rows.append(dict(rng.choice(rows)))
+            continue
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 12)))
+        rows.append({
+            "title": f"{words.capitalize()} {i}", "year": rng.choice([2024, 2025, 2026]),
+            "arxiv": f"{rng.choice(['2501', '2508', '2603'])}.{i % 90000 + 10000:05d}",
+        })  # fmt: skip
+    with out.open("w", newline="", encoding="utf-8") as f:
+        if fmt == "csv":
+            w = csv.writer(f)
+            w.writerow(["title", "authors", "year", "arxiv", "abstract"])
+            for r in rows:
+                w.writerow([r["title"], "Doe, Jane; Roe, Rick", r["year"], r["arxiv"], "An abstract."])
+        else:
+            for i, r in enumerate(rows):
+                work = {
+                    "id": f"https://openalex.org/W{i + 1000}", "title": r["title"],
+                    "publication_year": r["year"],
+                    "authorships": [{"author": {"display_name": "Jane Doe"}}],
+                    "locations": [{"landing_page_url": f"https://arxiv.org/abs/{r['arxiv']}"}]
+                    if r["arxiv"] else [],
+                    "abstract_inverted_index": {"An": [0], "abstract.": [1]},
+                }  # fmt: skip
+                f.write(json.dumps(work) + "\n")
+    return out
+
+
+def bench_import(records: int, corpus_size: int, reps: int) -> list[dict[str, Any]]:
+    base = corpus(corpus_size)
+    out = []
+    for fmt, floor in (("csv", FLOOR_CSV), ("openalex", FLOOR_JSONL)):
+        export = export_file(records, fmt, base)
+        runs = []
+        for _ in range(reps):
+            with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+                root = Path(tmp) / "corpus"
+                shutil.copytree(base, root, ignore=shutil.ignore_patterns("stats", "site"))
+                cmd = [str(BIN / "litcorpus"), "search", "import", str(export), "--root",
+                       str(root), "--source", fmt, "--query", "bench", "--date-run", "2026-12-01"]
+                runs.append(measure(cmd, 1))  # fmt: skip
+        tool = {"seconds": min(r["seconds"] for r in runs), "peak_mib": max(r["peak_mib"] for r in runs)}
+        plain = measure([str(BIN / "python"), "-c", floor, str(export)], reps)
+        out.append({
+            "format": fmt, "records": records, "corpus": corpus_size, "import": tool,
+            "floor": plain, "ratio": round(tool["seconds"] / plain["seconds"], 2),
+        })  # fmt: skip
+    return out
+
+
+def asreview_order(python: Path, data: Path, seed: int) -> list[int]:
+    """The labels in the order ASReview's default model screens DATA, from the same priors as
+    our replay of SEED (one relevant, one irrelevant record; priors left out of the order)."""
+    from litcorpus.screening.simulate import read_labelled  # the same rows, the same priors
+    from litcorpus.sources.detect import decode
+
+    labelled = read_labelled(decode(data.read_bytes(), str(data)), str(data))
+    rng = random.Random(seed)
+    relevant = [i for i, v in enumerate(labelled.labels) if v == 1]
+    irrelevant = [i for i, v in enumerate(labelled.labels) if v == 0]
+    priors = [rng.choice(relevant), rng.choice(irrelevant)]
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        project = Path(tmp) / "sim.asreview"
+        cmd = [str(python.parent / "asreview"), "simulate", str(data), "-o", str(project),
+               "--prior-idx", *map(str, priors)]  # fmt: skip
+        subprocess.run(cmd, check=True, env=ENV, capture_output=True)
+        with zipfile.ZipFile(project) as z:
+            db = next(n for n in z.namelist() if n.endswith("results.db"))
+            z.extract(db, tmp)
+        con = sqlite3.connect(Path(tmp) / db)
+        rows = con.execute("SELECT record_id, label FROM results ORDER BY rowid").fetchall()
+    order = [int(label) for record, label in rows if record not in priors]
+    # ASReview stops once the last relevant record is found: what it left is irrelevant
+    return order + [0] * (len(labelled.labels) - len(priors) - len(order))
+
+
+def bench_simulate(folder: Path, seeds: int, peer: Path | None) -> list[dict[str, Any]]:
+    from litcorpus.screening.simulate import measures, read_labelled, replay
+    from litcorpus.sources.detect import decode
+
+    out = []
+    for data in sorted(folder.glob("*.csv")):
+        labelled = read_labelled(decode(data.read_bytes(), str(data)), data.stem)
+        step = 1
+        ours = [measures(replay(labelled, s, step)) for s in range(seeds)]
+        row: dict[str, Any] = {
+            "dataset": data.stem, "records": len(labelled.labels),
+            "relevant": sum(labelled.labels), "seeds": seeds, "ours": _mean(ours),
+        }  # fmt: skip
+        randoms = []
+        for s in range(seeds):
+            labels = list(labelled.labels)
+            labels.remove(1)
+            labels.remove(0)
+            random.Random(10_000 + s).shuffle(labels)
+            randoms.append(measures(labels))
+        row["random"] = _mean(randoms)
+        if peer is not None:
+            row["asreview"] = _mean([measures(asreview_order(peer, data, s)) for s in range(seeds)])
+        out.append(row)
+    return out
+
+
+def _mean(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--corpus", type=int, default=10_000)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--labelled", type=Path, default=REPO / ".cache" / "labelled")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--peer", type=Path, default=CACHE / "asreview-venv" / "bin" / "python")
+    parser.add_argument("--out", type=Path, default=CACHE / "screening.json")
+    args = parser.parse_args()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    result: dict[str, Any] = {}
+    if args.records:
+        result["import"] = bench_import(args.records, args.corpus, args.reps)
+        for r in result["import"]:
+            print(f"import {r['format']:<9} {r['records']:>7} records vs {r['corpus']} entries: "
+                  f"{r['import']['seconds']:.2f} s, {r['ratio']}x the floor "
+                  f"({r['floor']['seconds']:.2f} s), peak {r['import']['peak_mib']:.0f} MiB")  # fmt: skip
+    if args.labelled.is_dir():
+        peer = args.peer if args.peer.exists() else None
+        result["simulate"] = bench_simulate(args.labelled, args.seeds, peer)
+        for r in result["simulate"]:
+            line = f"simulate {r['dataset']:<16} ({r['relevant']}/{r['records']}): WSS@95 ours {r['ours']['wss@95']:.3f}"
+            if "asreview" in r:
+                line += f", ASReview {r['asreview']['wss@95']:.3f}"
+            print(line + f", random {r['random']['wss@95']:.3f}")
+    args.out.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
