@@ -38,9 +38,9 @@ from rapidfuzz import fuzz
 from safewrite.files import write_new_files
 
 from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
-from ..check.validate import MAX_SLUG, SLUG
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
+from ..model.text import MAX_SLUG, SLUG
 from ..publish.outputs import JOURNAL
 
 ARXIV_API = os.environ.get("LITCORPUS_ARXIV_API", "https://export.arxiv.org/api/query")
