@@ -11,6 +11,7 @@ nothing overwritten, no temporary file left behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -40,6 +41,7 @@ class BadCommand(NamedTuple):
     file_size: int | None = None  # RLIMIT_FSIZE in bytes: writes past it fail with EFBIG
     memory: int | None = None  # RLIMIT_AS in bytes
     read_only: bool = False  # every folder and file of the case is read-only, even for root
+    read_only_below: str = ""  # only this folder of the corpus (and what it holds) is
     stdout_closed: bool = False  # the reader of standard output is gone (`| head`)
 
 
@@ -129,6 +131,38 @@ def bib(text: str) -> Callable[[Path, Path], None]:
 
 
 NEW_BIB = "@article{new2026,\n  title = {A New Paper on Agents},\n  author = {Doe, Jane},\n}\n"
+JOURNAL = ".litcorpus.journal"
+
+
+def journal(*rels: str, text: str | None = None) -> Callable[[Path, Path], None]:
+    """Plant the journal of a killed add that lists RELS (relative to the root; '^/' to the
+    scratch folder, written absolute) with the hashes of what they hold now, or holds TEXT."""
+
+    def action(root: Path, scratch: Path) -> None:
+        listing = []
+        for rel in rels:
+            path = Path(at(rel)(root, scratch))
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            listing.append({"path": str(path) if rel[:2] == "^/" else rel, "sha256": digest})
+        (root / JOURNAL).write_text(text if text is not None else json.dumps(listing))
+
+    return action
+
+
+def edit_file(rel: str, old: str, new: str) -> Callable[[Path, Path], None]:
+    def action(root: Path, scratch: Path) -> None:
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{old!r} must occur once in {rel}"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
+    return action
+
+
+README_MARKERS = (
+    "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+    "<!-- END GENERATED: awesome list -->\n"
+)
 
 # fmt: off
 CASES: list[BadCommand] = [
@@ -262,6 +296,74 @@ CASES: list[BadCommand] = [
                trace(own_parent)),
     BadCommand("add-bibtex-unclosed", lit("add", "--bibtex", at("^/in.bib")), "bibtex-invalid",
                1, bib(NEW_BIB.replace("Agents}", "Agents"))),
+    # Ids of taxonomy.yaml and claims.yaml that would become paths out of the output folders.
+    BadCommand("stats-gap-id-climbs-to-readme", lit("stats"), "unsafe-id", 1,
+               both(lambda root, scratch: (root / "README.md").write_text("mine\n"),
+                    edit_file("taxonomy.yaml", "- id: reward-credit-gap",
+                              '- id: "../../../../README"'))),
+    BadCommand("build-crosstab-id-absolute", lit("build"), "unsafe-id", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    edit_file("taxonomy.yaml", "{id: reward-by-credit,",
+                              '{id: "/tmp/reward-by-credit",'))),
+    BadCommand("site-axis-id-path", lit("site"), "unsafe-id", 1,
+               edit_file("taxonomy.yaml", "  - id: verified\n", '  - id: "a/../../verified"\n')),
+    BadCommand("stats-kind-dir-outside", lit("stats"), "unsafe-id", 1,
+               edit_file("taxonomy.yaml", "dir: exclusions", 'dir: "../exclusions"')),
+    # A journal left where a killed add keeps it, naming what add never writes.
+    BadCommand("readme-journal-names-claims", lit("readme"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    journal("claims.yaml"))),
+    BadCommand("add-journal-names-file-outside", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: (scratch / "mine.txt").write_text("x\n"),
+                    journal("^/mine.txt"))),
+    BadCommand("build-journal-names-committed-paper", lit("build"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    git_commit, journal("papers/alpha-rl.yaml"))),
+    BadCommand("add-journal-names-no-record", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: (root / "papers/notes.txt").write_text(
+                   "x\n"), journal("papers/notes.txt"))),
+    BadCommand("add-journal-climbs-out", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), journal("papers/../claims.yaml"))),
+    BadCommand("add-journal-names-a-link", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: os.symlink("../claims.yaml",
+                                                                   root / "papers/link.yaml"),
+                    journal("papers/link.yaml"))),
+    BadCommand("readme-journal-without-hashes", lit("readme"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    journal(text='[{"path": "papers/alpha-rl.yaml"}]'))),
+    # Every input of the corpus is refused as an output, git or not.
+    BadCommand("export-out-untracked-searches", lit("export", "--format", "csv", "--out",
+               at("searches.yaml")), "output-refused", 2,
+               both(git_commit, lambda root, scratch: (root / "searches.yaml").write_text(
+                   "searches: []\n"))),
+    BadCommand("export-out-releases-without-git", lit("export", "--format", "json", "--out",
+               at("releases.yaml")), "output-refused", 2),
+    BadCommand("export-out-second-reader-without-git", lit("export", "--format", "csv",
+               "--out", at("reviews/second-reader.csv")), "output-refused", 2),
+    BadCommand("export-out-new-file-in-reviews", lit("export", "--format", "csv",
+               "--out", at("reviews/corpus.csv")), "output-refused", 2),
+    BadCommand("export-out-screening-queue", lit("export", "--format", "json", "--out",
+               at("screening/queue.json")), "output-refused", 2, make_dir("screening")),
+    BadCommand("export-out-changelog", lit("export", "--format", "json", "--out",
+               at("CHANGELOG.md")), "output-refused", 2),
+    BadCommand("stats-out-inside-screening", lit("stats", "--out", at("screening/stats")),
+               "output-refused", 2, make_dir("screening")),
+    # A build checks every output before it writes any.
+    BadCommand("build-site-refused-after-stats", lit("build"), "output-refused", 2,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    make_dir("site", {"notes.md": "mine\n"}))),
+    BadCommand("build-readme-without-markers", lit("build"), "readme-markers", 1,
+               lambda root, scratch: (root / "README.md").write_text("# My list\n")),
+    BadCommand("build-read-only-site", lit("build"), "write-failed", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    run_first("site")), read_only_below="site"),
+    BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
+               both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
+                                                  "year: 2025")), read_only_below="stats"),
 ]
 # fmt: on
 
@@ -298,8 +400,9 @@ def attempt(case: BadCommand, base: Path) -> Result:
     scratch = base / "scratch"
     scratch.mkdir()
     case.setup(root, scratch)
-    if case.read_only:
-        for folder, _, files in os.walk(base):
+    if case.read_only or case.read_only_below:
+        for folder, _, files in os.walk(root / case.read_only_below if case.read_only_below
+                                        else base):  # fmt: skip
             os.chmod(folder, 0o555)
             for name in files:
                 if not os.path.islink(os.path.join(folder, name)):
@@ -308,7 +411,7 @@ def attempt(case: BadCommand, base: Path) -> Result:
     opts = {
         "file_size": case.file_size,
         "memory": case.memory,
-        "read_only": case.read_only,
+        "read_only": case.read_only or bool(case.read_only_below),
         "stdout_closed": case.stdout_closed,
     }
     proc = subprocess.Popen(

@@ -90,7 +90,7 @@ def _valid_result(
         command, folder = output
         try:
             check_dir_output(
-                folder, outputs.TOOL, command, outputs.keep(corpus), outputs.record_folders(corpus)
+                folder, outputs.TOOL, command, outputs.keep(corpus), outputs.input_folders(corpus)
             )
         except OutputError as exc:
             _fail(command, exc)
@@ -348,12 +348,12 @@ def export(root: Path | None, fmt: str, out: Path | None) -> None:
     from safewrite.paths import check_file_output
 
     from .publish.export import EXPORTERS
-    from .publish.outputs import inputs, record_folders
+    from .publish.outputs import input_folders, inputs
 
     root = resolve_root(root)
     corpus = _valid_result(root, stats=False).corpus
     try:
-        target = out and check_file_output(out, record_folders(corpus), inputs(corpus))
+        target = out and check_file_output(out, input_folders(corpus), inputs(corpus))
         text = EXPORTERS[fmt](corpus)
         if target is None:
             click.echo(text, nl=False)
@@ -412,18 +412,16 @@ def build(root: Path | None, force: bool) -> None:
 @click.option("--title", default="", help="One line on the release (default: 'Release V').")
 def release_command(root: Path | None, version: str, day: str | None, title: str) -> None:
     """Record release VERSION: releases.yaml, a CHANGELOG.md section, CITATION.cff."""
-    import datetime as dt
-
     from safewrite.errors import OutputError
 
+    from .model.text import parse_day
     from .publish.outputs import corpus_lock
     from .workflow.release import TAG, ReleaseError, release
 
     root = resolve_root(root)
-    try:
-        date = dt.date.fromisoformat(day) if day else None
-    except ValueError:
-        raise click.UsageError(f"--date {day} is not a date (YYYY-MM-DD)") from None
+    date = parse_day(day) if day else None
+    if day and date is None:
+        raise click.UsageError(f"--date {day} is not a date (YYYY-MM-DD)")
     try:
         with corpus_lock(root):
             changes = release(root, version, date, title)
@@ -431,7 +429,12 @@ def release_command(root: Path | None, version: str, day: str | None, title: str
         _fail("release", exc)
     click.echo(
         f"release {version}: {len(changes.added)} added, {len(changes.removed)} removed, "
-        f"{len(changes.retagged)} retags; wrote releases.yaml, CHANGELOG.md, CITATION.cff"
+        f"{len(changes.retagged)} retags; "
+        + (
+            "finished it: CHANGELOG.md and CITATION.cff now record it"
+            if changes.finished
+            else "wrote releases.yaml, CHANGELOG.md, CITATION.cff"
+        )
     )
     click.echo(f"next: commit, then tag the commit: git tag {TAG.format(version=version)}")
 

@@ -8,6 +8,8 @@ CODES: dict[str, str] = {
     "output-missing-folder": "The folder that should hold the output does not exist.",
     "write-failed": "The system refused a write (permissions, a full disk, a read-only tree).",
     "locked": "Another run holds the lock on the corpus.",
+    "journal-refused": "A journal left by a killed run names what that run never writes; "
+    "nothing is removed.",
 }
 
 
