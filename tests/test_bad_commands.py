@@ -30,6 +30,7 @@ from test_bad_inputs import snapshot
 BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex"
 LOCK = ".litcorpus.lock"  # the lock file `add` holds; it stays, empty, by design
 Argv = Callable[[Path, Path], list[str]]  # (corpus root, scratch folder beside it) -> argv
+Setup = Callable[[Path, Path], None]
 
 
 class BadCommand(NamedTuple):
@@ -157,6 +158,43 @@ def edit_file(rel: str, old: str, new: str) -> Callable[[Path, Path], None]:
         path.write_text(text.replace(old, new), encoding="utf-8")
 
     return action
+
+
+def _attrs(values: dict[str, object]) -> list[dict[str, object]]:
+    """OTLP attributes: whole numbers as intValue, anything else as stringValue."""
+    return [
+        {"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+        for k, v in values.items()
+    ]
+
+
+AGENT_SPAN = {
+    "traceId": "a" * 32, "spanId": "1" * 16, "name": "invoke_agent planner",
+    "startTimeUnixNano": "1000000000", "endTimeUnixNano": "3000000000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
+                   {"key": "gen_ai.agent.name", "value": {"stringValue": "planner"}}],
+}  # fmt: skip
+CHAT_SPAN = {
+    "traceId": "a" * 32, "spanId": "2" * 16, "parentSpanId": "1" * 16, "name": "chat",
+    "startTimeUnixNano": "1500000000", "endTimeUnixNano": "2500000000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                   {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "10"}},
+                   {"key": "gen_ai.usage.output_tokens", "value": {"intValue": "5"}}],
+}  # fmt: skip
+
+
+def spans(*listed: dict[str, object], text: Callable[[str], str] = lambda t: t) -> Setup:
+    """An OTLP/JSON export of LISTED at scratch/spans.json, its text changed by TEXT."""
+
+    def action(root: Path, scratch: Path) -> None:
+        doc = {"resourceSpans": [{"scopeSpans": [{"spans": list(listed)}]}]}
+        (scratch / "spans.json").write_text(text(json.dumps(doc)))
+
+    return action
+
+
+def with_(span: dict[str, object], **changes: object) -> dict[str, object]:
+    return {**span, **changes}
 
 
 README_MARKERS = (
@@ -361,6 +399,28 @@ CASES: list[BadCommand] = [
     BadCommand("build-read-only-site", lit("build"), "write-failed", 1,
                both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
                     run_first("site")), read_only_below="site"),
+    # orchtrace import: an export that would import as other values, or as a trace that
+    # validate rejects (the export of AGENT_SPAN and CHAT_SPAN alone imports well).
+    BadCommand("import-object-repeats-a-key", orch("import", at("^/spans.json")),
+               "duplicate-key", 1, spans(AGENT_SPAN, with_(CHAT_SPAN, extra=_attrs(
+                   {"gen_ai.usage.input_tokens": 1_000_000, "gen_ai.usage.output_tokens": 4})),
+                   text=lambda t: t.replace('"extra"', '"attributes"'))),
+    BadCommand("import-attribute-given-twice", orch("import", at("^/spans.json")),
+               "duplicate-key", 1, spans(with_(AGENT_SPAN, attributes=[
+                   *AGENT_SPAN["attributes"], *_attrs({"gen_ai.agent.name": "critic"})]),
+                   CHAT_SPAN)),
+    BadCommand("import-span-listed-twice", orch("import", at("^/spans.json")), "duplicate-id",
+               1, spans(AGENT_SPAN, CHAT_SPAN, CHAT_SPAN)),
+    BadCommand("import-span-its-own-parent", orch("import", at("^/spans.json")),
+               "parent-cycle", 1, spans(AGENT_SPAN, with_(CHAT_SPAN, parentSpanId="2" * 16))),
+    BadCommand("import-clock-skew", orch("import", at("^/spans.json")), "time-backwards", 1,
+               spans(AGENT_SPAN, with_(CHAT_SPAN, endTimeUnixNano="1400000000"))),
+    BadCommand("import-negative-tokens", orch("import", at("^/spans.json")), "negative-value",
+               1, spans(AGENT_SPAN, with_(CHAT_SPAN, attributes=[
+                   *CHAT_SPAN["attributes"][:2], *_attrs({"gen_ai.usage.output_tokens": -5})]))),
+    BadCommand("import-jaeger-span-listed-twice", orch("import", at("^/t.json")),
+               "duplicate-id", 1, lambda root, scratch: shutil.copy(
+                   OTLP.with_name("jaeger-query-trace.json"), scratch / "t.json")),
     BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
                both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
                                                   "year: 2025")), read_only_below="stats"),
@@ -455,6 +515,19 @@ def test_bad_command(case: BadCommand, tmp_path_factory: pytest.TempPathFactory)
     else:
         assert result.stderr == "", shown
     assert result.changed == [], f"changed: {result.changed}\n{shown}"
+
+
+def test_import_never_writes_a_trace_that_validate_rejects() -> None:
+    """The last line of import's checks: whatever the spans were, a trace with an error in
+    validate's eyes is refused, by validate's code."""
+    from orchtrace.importcheck import check_traces
+    from orchtrace.spans import ImportError_
+
+    trace = json.loads(TRACE.read_text())
+    check_traces([trace])
+    trace["events"][0]["agent"] = "nobody"
+    with pytest.raises(ImportError_, match="^unknown-agent: the trace .* would not validate"):
+        check_traces([trace])
 
 
 def test_cases_are_many_and_distinct() -> None:

@@ -196,9 +196,10 @@ def convert(target: str, file: Path, out: Path | None) -> None:
 )
 def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
     """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses,
-    OpenTelemetry JS spans, Langfuse traces) into orchestration traces, one per traceId."""
-    from .importers import to_traces
-    from .spans import ImportError_, read_spans
+    OpenTelemetry JS spans, Langfuse traces) into orchestration traces, one per traceId; an
+    export that would import as other values, or as a trace `validate` rejects, is refused."""
+    from .importcheck import import_traces
+    from .spans import ImportError_
     from .trace import read_inputs
 
     out_file = None if out is None or out.is_dir() else _target(out, "import", (file,))
@@ -206,7 +207,7 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
         ((_, text, failed),) = read_inputs(file, lines=False)  # a regular file, or why not
         if failed is not None:
             raise ImportError_(failed.problems[0].message)
-        traces, note = to_traces(read_spans(text), source)
+        traces, note = import_traces(text, source)
     except ImportError_ as exc:
         click.echo(f"orchtrace import: {file}: {exc}", err=True)
         sys.exit(1)
