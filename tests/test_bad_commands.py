@@ -11,13 +11,16 @@ nothing overwritten, no temporary file left behind.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.server
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -44,6 +47,8 @@ class BadCommand(NamedTuple):
     read_only: bool = False  # every folder and file of the case is read-only, even for root
     read_only_below: str = ""  # only this folder of the corpus (and what it holds) is
     stdout_closed: bool = False  # the reader of standard output is gone (`| head`)
+    arxiv: str = ""  # the answer the local arXiv API gives (see ARXIV_ANSWERS)
+    one_line: bool = False  # stderr is that one line alone
 
 
 def lit(*args: str | Callable[[Path, Path], str]) -> Argv:
@@ -201,6 +206,49 @@ README_MARKERS = (
     "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
     "<!-- END GENERATED: awesome list -->\n"
 )
+
+MALT = (Path(__file__).resolve().parent / "fixtures" / "arxiv" / "2412.01928.xml").read_bytes()
+_ENTRY = MALT[MALT.index(b"<entry>") : MALT.index(b"</entry>") + len(b"</entry>")]
+# What a wrong or broken arXiv API answers when asked for 2412.01928 (the fixture's paper).
+ARXIV_ANSWERS = {
+    "many": MALT.replace(
+        _ENTRY,
+        _ENTRY
+        + b"".join(
+            _ENTRY.replace(b"2412.01928", b"2501.%05d" % i).replace(b"MALT", b"Other %d" % i)
+            for i in range(199)
+        ),
+    ),
+    "latin1": MALT.replace(b"MALT: Improving", "MALT: Améliorer".encode("latin-1")),
+    "another-paper": MALT.replace(b"2412.01928", b"2501.00009"),
+    "error-on-lines": MALT.replace(
+        _ENTRY,
+        b"<entry><id>http://arxiv.org/api/errors#x</id>"
+        b"<title>Error</title><summary>bad id\n\n## line two\n"
+        b"</summary></entry>",
+    ),
+}
+
+
+class _ArxivAPI(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = ARXIV_ANSWERS[self.path.split("?")[0].strip("/")]
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@functools.cache
+def arxiv_api() -> str:
+    """The local arXiv API, started once for the cases that need it (a daemon thread)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ArxivAPI)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}"
+
 
 # fmt: off
 CASES: list[BadCommand] = [
@@ -421,6 +469,15 @@ CASES: list[BadCommand] = [
     BadCommand("import-jaeger-span-listed-twice", orch("import", at("^/t.json")),
                "duplicate-id", 1, lambda root, scratch: shutil.copy(
                    OTLP.with_name("jaeger-query-trace.json"), scratch / "t.json")),
+    # add --arxiv writes the paper asked for, and nothing of an answer that holds anything else.
+    BadCommand("add-arxiv-answer-of-200-papers", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-bad-answer", 1, arxiv="many", one_line=True),
+    BadCommand("add-arxiv-answer-in-latin1", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-bad-answer", 1, arxiv="latin1", one_line=True),
+    BadCommand("add-arxiv-answer-for-another-paper", lit("add", "--arxiv", "2412.01928v2"),
+               "arxiv-bad-answer", 1, arxiv="another-paper", one_line=True),
+    BadCommand("add-arxiv-error-on-lines", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-unavailable", 1, arxiv="error-on-lines", one_line=True),
     BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
                both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
                                                   "year: 2025")), read_only_below="stats"),
@@ -474,9 +531,13 @@ def attempt(case: BadCommand, base: Path) -> Result:
         "read_only": case.read_only or bool(case.read_only_below),
         "stdout_closed": case.stdout_closed,
     }
+    env = (
+        {**os.environ, "LITCORPUS_ARXIV_API": f"{arxiv_api()}/{case.arxiv}"} if case.arxiv else None
+    )
     proc = subprocess.Popen(
         [sys.executable, "-c", LAUNCHER, json.dumps(opts), *case.argv(root, scratch)],
         cwd=scratch,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -512,6 +573,7 @@ def test_bad_command(case: BadCommand, tmp_path_factory: pytest.TempPathFactory)
     if case.code:  # the error is one line (a command may say something else first)
         lines = result.stderr.strip().splitlines()
         assert [line for line in lines if f": {case.code}: " in line], shown
+        assert len(lines) == 1 or not case.one_line, shown
     else:
         assert result.stderr == "", shown
     assert result.changed == [], f"changed: {result.changed}\n{shown}"
@@ -526,7 +588,7 @@ def test_import_never_writes_a_trace_that_validate_rejects() -> None:
     trace = json.loads(TRACE.read_text())
     check_traces([trace])
     trace["events"][0]["agent"] = "nobody"
-    with pytest.raises(ImportError_, match="^unknown-agent: the trace .* would not validate"):
+    with pytest.raises(ImportError_, match=r"^unknown-agent: the trace .* would not validate"):
         check_traces([trace])
 
 

@@ -320,7 +320,7 @@ def add(root: Path | None, bibtex_file: Path | None, arxiv_id: str | None) -> No
         if bibtex_file is not None:
             drafts = drafts_from_bibtex(read_bibtex(bibtex_file))
         else:
-            drafts = drafts_from_arxiv(fetch_arxiv(str(arxiv_id)))
+            drafts = drafts_from_arxiv(fetch_arxiv(str(arxiv_id)), str(arxiv_id))
         with corpus_lock(root):  # a second run waits, then sees what this one wrote
             written = add_entries(load_corpus(root), drafts)
     except (AddError, OutputError) as exc:

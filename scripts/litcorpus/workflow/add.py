@@ -50,6 +50,7 @@ ARXIV_ID = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})")  #
 # Where BibTeX and biblatex entries name their venue, in order of preference.
 VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "howpublished", "institution", "publisher")
 MAX_BIBTEX = 16 << 20
+MAX_ARXIV = 4 << 20  # the API's answer for one paper is a few kilobytes
 _LATEX = LatexNodes2Text()
 STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "via", "towards"}
 
@@ -227,13 +228,23 @@ def drafts_from_bibtex(text: str) -> list[Draft]:
     return drafts
 
 
+def _arxiv_id(text: str) -> str:
+    """An arXiv id without its version (2412.01928v3 -> 2412.01928)."""
+    return re.sub(r"v\d+$", "", text.strip())
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 3] + "..."
+
+
 def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str:
     if not re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", arxiv_id):
         raise AddError("unreadable-input", f"'{arxiv_id}' is not an arXiv id such as 2412.01928")
     url = f"{api}?id_list={arxiv_id}&max_results=1"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            return str(response.read().decode("utf-8"))
+            body = bytes(response.read(MAX_ARXIV + 1))
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise AddError(
@@ -241,9 +252,26 @@ def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str
             f"cannot reach the arXiv API at {api} ({reason}); are you offline? "
             "Use --bibtex with the paper's BibTeX instead",
         ) from exc
+    if len(body) > MAX_ARXIV:
+        raise AddError(
+            "arxiv-bad-answer",
+            f"the arXiv API answered with more than {MAX_ARXIV:,} bytes for one paper; "
+            "nothing was written",
+        )
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AddError(
+            "arxiv-bad-answer",
+            f"the arXiv API answered with text that is not UTF-8 (byte {body[exc.start]:#04x} "
+            f"at {exc.start}); nothing was written",
+            "try again later, or use --bibtex",
+        ) from exc
 
 
-def drafts_from_arxiv(atom: str) -> list[Draft]:
+def drafts_from_arxiv(atom: str, requested: str | None = None) -> list[Draft]:
+    """The draft of the paper REQUESTED (any version) from the API's answer ATOM; an answer
+    that holds anything else, or not that paper, is refused (AddError), whole."""
     try:
         feed = ET.fromstring(atom)
     except ET.ParseError as exc:
@@ -253,10 +281,10 @@ def drafts_from_arxiv(atom: str) -> list[Draft]:
     drafts = []
     for entry in feed.findall("a:entry", ATOM):
         ident = (entry.findtext("a:id", "", ATOM) or "").rsplit("/", 1)[-1]
-        arxiv_id = re.sub(r"v\d+$", "", ident)
+        arxiv_id = _arxiv_id(ident)
         title = re.sub(r"\s+", " ", entry.findtext("a:title", "", ATOM)).strip()
         if not arxiv_id or title.lower() == "error":
-            found = entry.findtext("a:summary", "", ATOM)
+            found = _one_line(entry.findtext("a:summary", "", ATOM))
             raise AddError("arxiv-unavailable", f"the arXiv API found no paper: {found}")
         names = [
             re.sub(r"\s+", " ", n.text or "").strip()
@@ -280,6 +308,17 @@ def drafts_from_arxiv(atom: str) -> list[Draft]:
         drafts.append(Draft(f"arXiv {arxiv_id}", facts))
     if not drafts:
         raise AddError("arxiv-unavailable", "the arXiv API returned no entry for this id")
+    wanted = _arxiv_id(requested) if requested else None
+    others = [d.facts["ids"]["arxiv"] for d in drafts if d.facts["ids"]["arxiv"] != wanted]
+    if wanted and (others or len(drafts) != 1):
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise AddError(
+            "arxiv-bad-answer",
+            f"the arXiv API answered {wanted} with {len(drafts)} entries"
+            + (f", for {shown}" if others else "")
+            + "; nothing was written",
+            "try again later, or use --bibtex with the paper's BibTeX",
+        )
     return drafts
 
 
