@@ -592,6 +592,28 @@ def test_import_never_writes_a_trace_that_validate_rejects() -> None:
         check_traces([trace])
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["litcorpus", "links", "--timeout", "-1"],
+        ["litcorpus", "links", "--timeout", "0"],
+        ["litcorpus", "links", "--retries", "-1"],
+        ["litcorpus", "links", "--workers", "0"],
+        ["orchtrace", "validate", "--max-bytes", "0", str(TRACE)],
+        ["orchtrace", "validate", "--max-bytes", "-1", str(TRACE)],
+    ],
+    ids=lambda argv: "-".join(a.lstrip("-") for a in argv[:4] if "/" not in a),
+)
+def test_options_out_of_range_are_usage_errors(argv: list[str], mini_root: Path) -> None:
+    """A negative or zero timeout, retry count, worker count or size limit is not silently
+    the default: exit 2, click's one error, nothing run."""
+    if argv[0] == "litcorpus":
+        argv = [*argv, "--root", str(mini_root)]
+    run = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Invalid value" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+
+
 def test_cases_are_many_and_distinct() -> None:
     assert len(CASES) >= 40
     assert len({c.id for c in CASES}) == len(CASES)

@@ -477,10 +477,20 @@ def diff_command(root: Path | None, ref: str, fmt: str) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@click.option("--timeout", type=float, default=10.0, show_default=True, help="Seconds per request.")
-@click.option("--retries", type=int, default=2, show_default=True)
 @click.option(
-    "--workers", type=int, default=8, show_default=True, help="Requests in flight at once."
+    "--timeout",
+    type=click.FloatRange(0, 600, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds for a whole request, however slowly the server answers.",
+)
+@click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=8,
+    show_default=True,
+    help="Requests in flight at once.",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write .cache/links.json.")
 @click.option(

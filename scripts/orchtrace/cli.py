@@ -63,7 +63,7 @@ def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterat
     from .examine import Examined, examine
     from .trace import MAX_BYTES, read_inputs
 
-    for label, text, failed in read_inputs(file, max_bytes or MAX_BYTES):
+    for label, text, failed in read_inputs(file, MAX_BYTES if max_bytes is None else max_bytes):
         if failed is not None:
             yield failed.label, Examined(failed.problems, None, None)
         else:
@@ -76,7 +76,12 @@ def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterat
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-@click.option("--max-bytes", type=int, default=None, help="Refuse JSON files above this size.")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Refuse JSON files above this size (default: 512 MiB).",
+)
 def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | None) -> None:
     """Check traces, in our format or the survey artifact's (JSON, or JSON Lines with one trace
     per line); report every problem."""
