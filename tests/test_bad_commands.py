@@ -47,6 +47,8 @@ class BadCommand(NamedTuple):
     read_only: bool = False  # every folder and file of the case is read-only, even for root
     read_only_below: str = ""  # only this folder of the corpus (and what it holds) is
     stdout_closed: bool = False  # the reader of standard output is gone (`| head`)
+    no_stdout: bool = False  # standard output is closed before the command starts (`>&-`)
+    encoding: str = ""  # PYTHONIOENCODING, when the case sets it
     arxiv: str = ""  # the answer the local arXiv API gives (see ARXIV_ANSWERS)
     one_line: bool = False  # stderr is that one line alone
 
@@ -478,6 +480,15 @@ CASES: list[BadCommand] = [
                "arxiv-bad-answer", 1, arxiv="another-paper", one_line=True),
     BadCommand("add-arxiv-error-on-lines", lit("add", "--arxiv", "2412.01928"),
                "arxiv-unavailable", 1, arxiv="error-on-lines", one_line=True),
+    # Standard streams a caller closed or gave an encoding that cannot hold the text.
+    BadCommand("check-stdout-closed", lit("check"), "", 0, no_stdout=True),
+    BadCommand("claims-stdout-closed", lit("claims"), "", 0, no_stdout=True),
+    BadCommand("validate-stdout-closed", orch("validate", str(TRACE)), "", 0, no_stdout=True),
+    BadCommand("export-stdout-closed", lit("export", "--format", "csv"), "", 0,
+               no_stdout=True),
+    BadCommand("check-ascii-encoding", lit("check"), "unknown-value", 1,
+               edit_file("papers/alpha-rl.yaml", "category: rl_method", "category: rl_méthod"),
+               encoding="ascii"),
     BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
                both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
                                                   "year: 2025")), read_only_below="stats"),
@@ -499,6 +510,8 @@ if opts["stdout_closed"]:
     read, write = os.pipe()
     os.close(read)
     os.dup2(write, 1)
+if opts["no_stdout"]:
+    os.close(1)
 command = [sys.executable, "-m", *sys.argv[2:]]
 if opts["read_only"] and os.geteuid() == 0:  # root ignores permissions unless it drops these
     command = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *command]
@@ -530,10 +543,13 @@ def attempt(case: BadCommand, base: Path) -> Result:
         "memory": case.memory,
         "read_only": case.read_only or bool(case.read_only_below),
         "stdout_closed": case.stdout_closed,
+        "no_stdout": case.no_stdout,
     }
-    env = (
-        {**os.environ, "LITCORPUS_ARXIV_API": f"{arxiv_api()}/{case.arxiv}"} if case.arxiv else None
-    )
+    env = dict(os.environ)
+    if case.arxiv:
+        env["LITCORPUS_ARXIV_API"] = f"{arxiv_api()}/{case.arxiv}"
+    if case.encoding:
+        env["PYTHONIOENCODING"] = case.encoding
     proc = subprocess.Popen(
         [sys.executable, "-c", LAUNCHER, json.dumps(opts), *case.argv(root, scratch)],
         cwd=scratch,

@@ -331,3 +331,46 @@ def test_a_release_killed_between_its_writes_is_reported_then_finished(
         n: (reference / n).read_text() for n in RELEASED
     }
     assert subprocess.run([*lit, "check", "--root", str(mini_root)]).returncode == 0
+
+
+def _spans_export(path: Path, n: int) -> None:
+    """An OTLP/JSON export of N spans of no known convention, one after the other."""
+    import json
+
+    spans = [
+        {
+            "traceId": "b" * 32,
+            "spanId": f"{i + 1:016x}",
+            "name": "work",
+            "startTimeUnixNano": str(1_000_000 * i),
+            "endTimeUnixNano": str(1_000_000 * i + 500),
+        }
+        for i in range(n)
+    ]
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+
+
+@pytest.mark.parametrize("tool", ["litcorpus", "orchtrace"])
+def test_ctrl_c_exits_130(mini_root: Path, tmp_path: Path, tool: str) -> None:
+    """SIGINT in the middle of a run: exit 130 as shells expect, no 'Aborted!', no
+    traceback, nothing half written."""
+    import os
+
+    env = dict(os.environ)
+    if tool == "litcorpus":  # figures drawn anew: seconds of work to interrupt
+        env["LITCORPUS_CACHE"] = str(tmp_path / "cache")
+        args = ["stats", "--root", str(mini_root), "--out", str(tmp_path / "stats")]
+    else:
+        _spans_export(tmp_path / "spans.json", 100_000)
+        args = ["import", str(tmp_path / "spans.json"), "--out", str(tmp_path / "t.json")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", tool, *args], stderr=subprocess.PIPE, text=True, env=env
+    )
+    time.sleep(1.5)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Aborted!" not in err and "Traceback" not in err
+    assert not (tmp_path / "stats").exists() and not (tmp_path / "t.json").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]

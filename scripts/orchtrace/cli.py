@@ -277,11 +277,20 @@ def schema_doc(check_only: bool) -> None:
 
 
 def main() -> None:
+    """Run the command: one line for any error, no traceback; Ctrl-C ends it with 130."""
+    from safewrite.streams import standard_streams
+
     try:
-        cli(prog_name="orchtrace")
-        code: Any = 0
+        standard_streams()
+        code: Any = cli.main(prog_name="orchtrace", standalone_mode=False)
+        code = code if isinstance(code, int) else 0
     except SystemExit as exc:
         code = exc.code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
     except MemoryError:
         print("orchtrace: out of memory; try a smaller trace or JSON Lines", file=sys.stderr)
         code = 1
