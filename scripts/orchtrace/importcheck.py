@@ -16,6 +16,8 @@ import json
 from collections import defaultdict
 from typing import Any
 
+import orjson
+
 from .examine import examine
 from .importers import INPUT_TOKENS, OUTPUT_TOKENS, to_traces
 from .spans import ImportError_, Span, integer, json_mapping, read_spans
@@ -90,7 +92,11 @@ def check_traces(traces: list[dict[str, Any]]) -> None:
     """Refuse a trace that `orchtrace validate` would reject, naming its first error."""
     for trace in traces:
         label = f"trace {trace['trace_id']}"
-        errors = [p for p in examine(json.dumps(trace), label).problems if p.severity == "error"]
+        try:
+            text: bytes | str = orjson.dumps(trace)
+        except TypeError:  # an integer beyond 64 bits: validate reports it
+            text = json.dumps(trace)
+        errors = [p for p in examine(text, label).problems if p.severity == "error"]
         if errors:
             first = errors[0]
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import orjson
-
 
 class ImportError_(ValueError):
     """The input is not a span export this importer reads."""
@@ -138,8 +136,8 @@ def _constant(name: str) -> Any:
 
 
 def loads(data: bytes | str) -> Any:
-    """JSON text decoded, refusing what orjson would take without a word: a key an object
-    repeats. NaN and Infinity are refused as orjson refuses them."""
+    """JSON text decoded, refusing what a fast reader (orjson) takes without a word: a key an
+    object repeats. NaN and Infinity are not JSON numbers."""
     try:
         return json.loads(data, object_pairs_hook=_object, parse_constant=_constant)
     except RecursionError as exc:
@@ -355,16 +353,14 @@ def read_spans(data: bytes) -> list[Span]:
         spans = _protobuf(data)
     else:
         try:
-            orjson.loads(data)  # fast, and strict on what JSON is
-            docs = [loads(data)]
-        except orjson.JSONDecodeError:
-            lines = [line for line in data.splitlines() if line.strip()]
             try:
-                for line in lines:
-                    orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
-            docs = [loads(line) for line in lines]
+                docs = [loads(data)]
+            except json.JSONDecodeError:
+                docs = [loads(line) for line in data.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ImportError_(f"not UTF-8: byte {exc.start} cannot be decoded") from exc
         spans = []
         for n, doc in enumerate(docs):
             spans += _document(doc, f"line {n + 1}" if len(docs) > 1 else "")
