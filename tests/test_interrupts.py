@@ -374,3 +374,24 @@ def test_ctrl_c_exits_130(mini_root: Path, tmp_path: Path, tool: str) -> None:
     assert "Aborted!" not in err and "Traceback" not in err
     assert not (tmp_path / "stats").exists() and not (tmp_path / "t.json").exists()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_build_that_fails_half_way_says_what_it_wrote(
+    mini_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that the system refuses once the checks passed (a full disk) names what was
+    written before it, whole, instead of 'nothing was changed' alone."""
+    from litcorpus.publish import site
+    from litcorpus.workflow.build import build
+    from safewrite.errors import OutputError, os_failure
+
+    (mini_root / "README.md").write_text(README, encoding="utf-8")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise os_failure(OSError(28, "No space left on device"), mini_root / "site")
+
+    monkeypatch.setattr(site, "write_site", full)
+    with pytest.raises(OutputError) as caught:
+        build(mini_root, force=True)
+    assert "(stats/ and README.md were written; run the build again)" in str(caught.value)
+    assert atomic.whole(mini_root / "stats", "litcorpus", "stats")

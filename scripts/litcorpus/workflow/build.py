@@ -18,7 +18,8 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -177,9 +178,24 @@ def _build(root: Path, progress: Progress | None, force: bool) -> Built:
     files = statsdir.stats_files(result)
     built = Built()
     built.written["stats"] = statsdir.write_stats(result, root / "stats", progress, files)
-    if new_readme != current:
-        write_file(readme_path, new_readme.encode(), clean=True)
-        built.readme = True
-    built.written["site"] = site.write_site(result, root / "site", progress, files)[1]
+    with _written_before("stats/ was written"):
+        if new_readme != current:
+            write_file(readme_path, new_readme.encode(), clean=True)
+            built.readme = True
+    with _written_before("stats/ and README.md were written"):
+        built.written["site"] = site.write_site(result, root / "site", progress, files)[1]
     _remember(root, print_)
     return built
+
+
+@contextmanager
+def _written_before(done: str) -> Iterator[None]:
+    """A write that fails (a full disk) after DONE were written says so: they stand, whole."""
+    from safewrite.errors import OutputError
+
+    try:
+        yield
+    except OutputError as exc:
+        raise OutputError(
+            exc.code, f"{exc.message} ({done}; run the build again)", exc.hint
+        ) from exc
