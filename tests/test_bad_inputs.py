@@ -281,6 +281,8 @@ EXTRA: list[BadInput] = [
              "unsafe-id", T, 206),
     BadInput("claim-id-path", change(C, "- id: one-spawner", '- id: "../../one-spawner"'),
              "unsafe-id", C, 8),
+    BadInput("agreement-file-outside", change(T, "file: reviews/second-reader.csv",
+             "file: ../../etc/passwd"), "taxonomy-invalid", T, 398),
     # Integers beyond what the tables, figures and the site hold.
     BadInput("integer-beyond-tables", change(A, "max_agents: 8", "max_agents: 1" + "0" * 400),
              "out-of-range", A, 21),

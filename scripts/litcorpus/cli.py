@@ -414,9 +414,10 @@ def release_command(root: Path | None, version: str, day: str | None, title: str
     """Record release VERSION: releases.yaml, a CHANGELOG.md section, CITATION.cff."""
     from safewrite.errors import OutputError
 
+    from .model.releases import TAG
     from .model.text import parse_day
     from .publish.outputs import corpus_lock
-    from .workflow.release import TAG, ReleaseError, release
+    from .workflow.release import ReleaseError, release
 
     root = resolve_root(root)
     date = parse_day(day) if day else None

@@ -122,7 +122,7 @@ def recover_new_files(journal: Path, may_remove: Callable[[Path], bool]) -> list
     removed = _leftovers(journal)  # a run killed while it wrote the journal itself
     for target, _ in entries:
         if not may_remove(target):
-            raise _refused(journal, f"names {target}, which the run that keeps it never writes")
+            raise _refused(journal, f"names {target}, a file its run could not have written")
     for target, sha256 in entries:
         removed += _leftovers(target)
         try:

@@ -42,8 +42,6 @@ from ..model.text import character_problems
 from ..publish.escape import md_text
 from .diff import DiffError, corpus_at, record_changes
 
-__all__ = ["TAG", "Changes", "ReleaseError", "release"]
-
 
 class ReleaseError(CommandError):
     """The release cannot be made; nothing was written."""
@@ -159,8 +157,9 @@ def release(root: Path, version: str, date: dt.date | None = None, title: str = 
             f"'{version}' is not a release version",
             "a year and a month 01 to 12, then an optional patch: 2026.12, 2026.12.1",
         )
-    for _, message, _ in character_problems(title, prose=False):
-        raise ReleaseError("release-refused", f"the title {message}", "one plain line")
+    bad_text = character_problems(title, prose=False)
+    if bad_text:
+        raise ReleaseError("release-refused", f"the title {bad_text[0][1]}", "one plain line")
     latest = load_releases(root).latest()
     if latest is not None and unfinished(root, latest):
         if version != latest.version:
