@@ -167,3 +167,18 @@ def test_an_earlier_output_may_be_replaced_and_an_empty_folder_used(tmp_path: Pa
     assert check_dir_output(own, "t", "site") == own
     with pytest.raises(OutputError, match="not of t stats"):
         check_dir_output(own, "t", "stats")
+
+
+@pytest.mark.parametrize("name", ["../README.md", "/ABS/x", "tables/../../x", "a//b", "./a"])
+def test_a_tree_file_that_would_leave_its_folder_is_refused(tmp_path: Path, name: str) -> None:
+    """The last line behind the checked ids: whatever names a file of a tree, it stays in it.
+    (An absolute name points into the test's folder: a regression must not write elsewhere.)"""
+    from safewrite.tree import write_tree
+
+    name = name.replace("/ABS", str(tmp_path))
+    (tmp_path / "README.md").write_text("mine\n")
+    with pytest.raises(OutputError) as caught:
+        write_tree(tmp_path / "out", {"index.html": b"x", name: b"table\n"}, "t", "site")
+    assert caught.value.code == "output-refused"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+    assert (tmp_path / "README.md").read_text() == "mine\n"
