@@ -11,12 +11,16 @@ nothing overwritten, no temporary file left behind.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import http.server
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -29,6 +33,7 @@ from test_bad_inputs import snapshot
 BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex"
 LOCK = ".litcorpus.lock"  # the lock file `add` holds; it stays, empty, by design
 Argv = Callable[[Path, Path], list[str]]  # (corpus root, scratch folder beside it) -> argv
+Setup = Callable[[Path, Path], None]
 
 
 class BadCommand(NamedTuple):
@@ -40,7 +45,12 @@ class BadCommand(NamedTuple):
     file_size: int | None = None  # RLIMIT_FSIZE in bytes: writes past it fail with EFBIG
     memory: int | None = None  # RLIMIT_AS in bytes
     read_only: bool = False  # every folder and file of the case is read-only, even for root
+    read_only_below: str = ""  # only this folder of the corpus (and what it holds) is
     stdout_closed: bool = False  # the reader of standard output is gone (`| head`)
+    no_stdout: bool = False  # standard output is closed before the command starts (`>&-`)
+    encoding: str = ""  # PYTHONIOENCODING, when the case sets it
+    arxiv: str = ""  # the answer the local arXiv API gives (see ARXIV_ANSWERS)
+    one_line: bool = False  # stderr is that one line alone
 
 
 def lit(*args: str | Callable[[Path, Path], str]) -> Argv:
@@ -129,6 +139,118 @@ def bib(text: str) -> Callable[[Path, Path], None]:
 
 
 NEW_BIB = "@article{new2026,\n  title = {A New Paper on Agents},\n  author = {Doe, Jane},\n}\n"
+JOURNAL = ".litcorpus.journal"
+
+
+def journal(*rels: str, text: str | None = None) -> Callable[[Path, Path], None]:
+    """Plant the journal of a killed add that lists RELS (relative to the root; '^/' to the
+    scratch folder, written absolute) with the hashes of what they hold now, or holds TEXT."""
+
+    def action(root: Path, scratch: Path) -> None:
+        listing = []
+        for rel in rels:
+            path = Path(at(rel)(root, scratch))
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            listing.append({"path": str(path) if rel[:2] == "^/" else rel, "sha256": digest})
+        (root / JOURNAL).write_text(text if text is not None else json.dumps(listing))
+
+    return action
+
+
+def edit_file(rel: str, old: str, new: str) -> Callable[[Path, Path], None]:
+    def action(root: Path, scratch: Path) -> None:
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{old!r} must occur once in {rel}"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
+    return action
+
+
+def _attrs(values: dict[str, object]) -> list[dict[str, object]]:
+    """OTLP attributes: whole numbers as intValue, anything else as stringValue."""
+    return [
+        {"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+        for k, v in values.items()
+    ]
+
+
+AGENT_SPAN = {
+    "traceId": "a" * 32, "spanId": "1" * 16, "name": "invoke_agent planner",
+    "startTimeUnixNano": "1000000000", "endTimeUnixNano": "3000000000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
+                   {"key": "gen_ai.agent.name", "value": {"stringValue": "planner"}}],
+}  # fmt: skip
+CHAT_SPAN = {
+    "traceId": "a" * 32, "spanId": "2" * 16, "parentSpanId": "1" * 16, "name": "chat",
+    "startTimeUnixNano": "1500000000", "endTimeUnixNano": "2500000000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                   {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "10"}},
+                   {"key": "gen_ai.usage.output_tokens", "value": {"intValue": "5"}}],
+}  # fmt: skip
+
+
+def spans(*listed: dict[str, object], text: Callable[[str], str] = lambda t: t) -> Setup:
+    """An OTLP/JSON export of LISTED at scratch/spans.json, its text changed by TEXT."""
+
+    def action(root: Path, scratch: Path) -> None:
+        doc = {"resourceSpans": [{"scopeSpans": [{"spans": list(listed)}]}]}
+        (scratch / "spans.json").write_text(text(json.dumps(doc)))
+
+    return action
+
+
+def with_(span: dict[str, object], **changes: object) -> dict[str, object]:
+    return {**span, **changes}
+
+
+README_MARKERS = (
+    "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+    "<!-- END GENERATED: awesome list -->\n"
+)
+
+MALT = (Path(__file__).resolve().parent / "fixtures" / "arxiv" / "2412.01928.xml").read_bytes()
+_ENTRY = MALT[MALT.index(b"<entry>") : MALT.index(b"</entry>") + len(b"</entry>")]
+# What a wrong or broken arXiv API answers when asked for 2412.01928 (the fixture's paper).
+ARXIV_ANSWERS = {
+    "many": MALT.replace(
+        _ENTRY,
+        _ENTRY
+        + b"".join(
+            _ENTRY.replace(b"2412.01928", b"2501.%05d" % i).replace(b"MALT", b"Other %d" % i)
+            for i in range(199)
+        ),
+    ),
+    "latin1": MALT.replace(b"MALT: Improving", "MALT: Améliorer".encode("latin-1")),
+    "another-paper": MALT.replace(b"2412.01928", b"2501.00009"),
+    "error-on-lines": MALT.replace(
+        _ENTRY,
+        b"<entry><id>http://arxiv.org/api/errors#x</id>"
+        b"<title>Error</title><summary>bad id\n\n## line two\n"
+        b"</summary></entry>",
+    ),
+}
+
+
+class _ArxivAPI(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = ARXIV_ANSWERS[self.path.split("?")[0].strip("/")]
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@functools.cache
+def arxiv_api() -> str:
+    """The local arXiv API, started once for the cases that need it (a daemon thread)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ArxivAPI)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}"
+
 
 # fmt: off
 CASES: list[BadCommand] = [
@@ -262,6 +384,120 @@ CASES: list[BadCommand] = [
                trace(own_parent)),
     BadCommand("add-bibtex-unclosed", lit("add", "--bibtex", at("^/in.bib")), "bibtex-invalid",
                1, bib(NEW_BIB.replace("Agents}", "Agents"))),
+    # Ids of taxonomy.yaml and claims.yaml that would become paths out of the output folders.
+    BadCommand("stats-gap-id-climbs-to-readme", lit("stats"), "unsafe-id", 1,
+               both(lambda root, scratch: (root / "README.md").write_text("mine\n"),
+                    edit_file("taxonomy.yaml", "- id: reward-credit-gap",
+                              '- id: "../../../../README"'))),
+    BadCommand("build-crosstab-id-absolute", lit("build"), "unsafe-id", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    edit_file("taxonomy.yaml", "{id: reward-by-credit,",
+                              '{id: "/tmp/reward-by-credit",'))),
+    BadCommand("site-axis-id-path", lit("site"), "unsafe-id", 1,
+               edit_file("taxonomy.yaml", "  - id: verified\n", '  - id: "a/../../verified"\n')),
+    BadCommand("stats-kind-dir-outside", lit("stats"), "unsafe-id", 1,
+               edit_file("taxonomy.yaml", "dir: exclusions", 'dir: "../exclusions"')),
+    # A journal left where a killed add keeps it, naming what add never writes.
+    BadCommand("readme-journal-names-claims", lit("readme"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    journal("claims.yaml"))),
+    BadCommand("add-journal-names-file-outside", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: (scratch / "mine.txt").write_text("x\n"),
+                    journal("^/mine.txt"))),
+    BadCommand("build-journal-names-committed-paper", lit("build"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    git_commit, journal("papers/alpha-rl.yaml"))),
+    BadCommand("add-journal-names-no-record", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: (root / "papers/notes.txt").write_text(
+                   "x\n"), journal("papers/notes.txt"))),
+    BadCommand("add-journal-climbs-out", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), journal("papers/../claims.yaml"))),
+    BadCommand("add-journal-names-a-link", lit("add", "--bibtex", at("^/in.bib")),
+               "journal-refused", 1,
+               both(bib(NEW_BIB), lambda root, scratch: os.symlink("../claims.yaml",
+                                                                   root / "papers/link.yaml"),
+                    journal("papers/link.yaml"))),
+    BadCommand("readme-journal-without-hashes", lit("readme"), "journal-refused", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    journal(text='[{"path": "papers/alpha-rl.yaml"}]'))),
+    # Every input of the corpus is refused as an output, git or not.
+    BadCommand("export-out-untracked-searches", lit("export", "--format", "csv", "--out",
+               at("searches.yaml")), "output-refused", 2,
+               both(git_commit, lambda root, scratch: (root / "searches.yaml").write_text(
+                   "searches: []\n"))),
+    BadCommand("export-out-releases-without-git", lit("export", "--format", "json", "--out",
+               at("releases.yaml")), "output-refused", 2),
+    BadCommand("export-out-second-reader-without-git", lit("export", "--format", "csv",
+               "--out", at("reviews/second-reader.csv")), "output-refused", 2),
+    BadCommand("export-out-new-file-in-reviews", lit("export", "--format", "csv",
+               "--out", at("reviews/corpus.csv")), "output-refused", 2),
+    BadCommand("export-out-screening-queue", lit("export", "--format", "json", "--out",
+               at("screening/queue.json")), "output-refused", 2, make_dir("screening")),
+    BadCommand("export-out-changelog", lit("export", "--format", "json", "--out",
+               at("CHANGELOG.md")), "output-refused", 2),
+    BadCommand("stats-out-inside-screening", lit("stats", "--out", at("screening/stats")),
+               "output-refused", 2, make_dir("screening")),
+    # A build checks every output before it writes any.
+    BadCommand("build-site-refused-after-stats", lit("build"), "output-refused", 2,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    make_dir("site", {"notes.md": "mine\n"}))),
+    BadCommand("build-readme-without-markers", lit("build"), "readme-markers", 1,
+               lambda root, scratch: (root / "README.md").write_text("# My list\n")),
+    BadCommand("build-read-only-site", lit("build"), "write-failed", 1,
+               both(lambda root, scratch: (root / "README.md").write_text(README_MARKERS),
+                    run_first("site")), read_only_below="site"),
+    # orchtrace import: an export that would import as other values, or as a trace that
+    # validate rejects (the export of AGENT_SPAN and CHAT_SPAN alone imports well).
+    BadCommand("import-object-repeats-a-key", orch("import", at("^/spans.json")),
+               "duplicate-key", 1, spans(AGENT_SPAN, with_(CHAT_SPAN, extra=_attrs(
+                   {"gen_ai.usage.input_tokens": 1_000_000, "gen_ai.usage.output_tokens": 4})),
+                   text=lambda t: t.replace('"extra"', '"attributes"'))),
+    BadCommand("import-attribute-given-twice", orch("import", at("^/spans.json")),
+               "duplicate-key", 1, spans(with_(AGENT_SPAN, attributes=[
+                   *AGENT_SPAN["attributes"], *_attrs({"gen_ai.agent.name": "critic"})]),
+                   CHAT_SPAN)),
+    BadCommand("import-span-listed-twice", orch("import", at("^/spans.json")), "duplicate-id",
+               1, spans(AGENT_SPAN, CHAT_SPAN, CHAT_SPAN)),
+    BadCommand("import-span-its-own-parent", orch("import", at("^/spans.json")),
+               "parent-cycle", 1, spans(AGENT_SPAN, with_(CHAT_SPAN, parentSpanId="2" * 16))),
+    BadCommand("import-clock-skew", orch("import", at("^/spans.json")), "time-backwards", 1,
+               spans(AGENT_SPAN, with_(CHAT_SPAN, endTimeUnixNano="1400000000"))),
+    BadCommand("import-negative-tokens", orch("import", at("^/spans.json")), "negative-value",
+               1, spans(AGENT_SPAN, with_(CHAT_SPAN, attributes=[
+                   *CHAT_SPAN["attributes"][:2], *_attrs({"gen_ai.usage.output_tokens": -5})]))),
+    BadCommand("import-jaeger-span-listed-twice", orch("import", at("^/t.json")),
+               "duplicate-id", 1, lambda root, scratch: shutil.copy(
+                   OTLP.with_name("jaeger-query-trace.json"), scratch / "t.json")),
+    # add --arxiv writes the paper asked for, and nothing of an answer that holds anything else.
+    BadCommand("add-arxiv-answer-of-200-papers", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-bad-answer", 1, arxiv="many", one_line=True),
+    BadCommand("add-arxiv-answer-in-latin1", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-bad-answer", 1, arxiv="latin1", one_line=True),
+    BadCommand("add-arxiv-answer-for-another-paper", lit("add", "--arxiv", "2412.01928v2"),
+               "arxiv-bad-answer", 1, arxiv="another-paper", one_line=True),
+    BadCommand("add-arxiv-error-on-lines", lit("add", "--arxiv", "2412.01928"),
+               "arxiv-unavailable", 1, arxiv="error-on-lines", one_line=True),
+    # Integers beyond what the tables hold are out-of-range in check; diff, which computes the
+    # statistics of a corpus with problems, leaves them out (and entries with no year).
+    BadCommand("diff-over-integer-beyond-tables", lit("diff", "HEAD"), "", 0,
+               both(git_commit, edit_file("papers/alpha-rl.yaml", "max_agents: 8",
+                                          "max_agents: 1" + "0" * 400),
+                    edit_file("papers/beta-bench.yaml", "year: 2024\n", ""))),
+    # Standard streams a caller closed or gave an encoding that cannot hold the text.
+    BadCommand("check-stdout-closed", lit("check"), "", 0, no_stdout=True),
+    BadCommand("claims-stdout-closed", lit("claims"), "", 0, no_stdout=True),
+    BadCommand("validate-stdout-closed", orch("validate", str(TRACE)), "", 0, no_stdout=True),
+    BadCommand("export-stdout-closed", lit("export", "--format", "csv"), "", 0,
+               no_stdout=True),
+    BadCommand("check-ascii-encoding", lit("check"), "unknown-value", 1,
+               edit_file("papers/alpha-rl.yaml", "category: rl_method", "category: rl_méthod"),
+               encoding="ascii"),
+    BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
+               both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
+                                                  "year: 2025")), read_only_below="stats"),
 ]
 # fmt: on
 
@@ -280,6 +516,8 @@ if opts["stdout_closed"]:
     read, write = os.pipe()
     os.close(read)
     os.dup2(write, 1)
+if opts["no_stdout"]:
+    os.close(1)
 command = [sys.executable, "-m", *sys.argv[2:]]
 if opts["read_only"] and os.geteuid() == 0:  # root ignores permissions unless it drops these
     command = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *command]
@@ -291,6 +529,7 @@ class Result(NamedTuple):
     exit: int
     stderr: str  # or standard output, where a command reports problems there
     changed: list[str]
+    quiet: bool  # whether standard error was empty
 
 
 def attempt(case: BadCommand, base: Path) -> Result:
@@ -298,8 +537,9 @@ def attempt(case: BadCommand, base: Path) -> Result:
     scratch = base / "scratch"
     scratch.mkdir()
     case.setup(root, scratch)
-    if case.read_only:
-        for folder, _, files in os.walk(base):
+    if case.read_only or case.read_only_below:
+        for folder, _, files in os.walk(root / case.read_only_below if case.read_only_below
+                                        else base):  # fmt: skip
             os.chmod(folder, 0o555)
             for name in files:
                 if not os.path.islink(os.path.join(folder, name)):
@@ -308,12 +548,19 @@ def attempt(case: BadCommand, base: Path) -> Result:
     opts = {
         "file_size": case.file_size,
         "memory": case.memory,
-        "read_only": case.read_only,
+        "read_only": case.read_only or bool(case.read_only_below),
         "stdout_closed": case.stdout_closed,
+        "no_stdout": case.no_stdout,
     }
+    env = dict(os.environ)
+    if case.arxiv:
+        env["LITCORPUS_ARXIV_API"] = f"{arxiv_api()}/{case.arxiv}"
+    if case.encoding:
+        env["PYTHONIOENCODING"] = case.encoding
     proc = subprocess.Popen(
         [sys.executable, "-c", LAUNCHER, json.dumps(opts), *case.argv(root, scratch)],
         cwd=scratch,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -333,7 +580,7 @@ def attempt(case: BadCommand, base: Path) -> Result:
     after = {k: v for k, v in snapshot(base, skip=base / "none").items() if LOCK not in k}
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     text = err.decode("utf-8", "replace") or out.decode("utf-8", "replace")  # a report: stdout
-    return Result(proc.returncode, text, changed)
+    return Result(proc.returncode, text, changed, not err)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -349,9 +596,45 @@ def test_bad_command(case: BadCommand, tmp_path_factory: pytest.TempPathFactory)
     if case.code:  # the error is one line (a command may say something else first)
         lines = result.stderr.strip().splitlines()
         assert [line for line in lines if f": {case.code}: " in line], shown
+        assert len(lines) == 1 or not case.one_line, shown
     else:
-        assert result.stderr == "", shown
+        assert result.quiet, shown
     assert result.changed == [], f"changed: {result.changed}\n{shown}"
+
+
+def test_import_never_writes_a_trace_that_validate_rejects() -> None:
+    """The last line of import's checks: whatever the spans were, a trace with an error in
+    validate's eyes is refused, by validate's code."""
+    from orchtrace.importcheck import check_traces
+    from orchtrace.spans import ImportError_
+
+    trace = json.loads(TRACE.read_text())
+    check_traces([trace])
+    trace["events"][0]["agent"] = "nobody"
+    with pytest.raises(ImportError_, match=r"^unknown-agent: the trace .* would not validate"):
+        check_traces([trace])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["litcorpus", "links", "--timeout", "-1"],
+        ["litcorpus", "links", "--timeout", "0"],
+        ["litcorpus", "links", "--retries", "-1"],
+        ["litcorpus", "links", "--workers", "0"],
+        ["orchtrace", "validate", "--max-bytes", "0", str(TRACE)],
+        ["orchtrace", "validate", "--max-bytes", "-1", str(TRACE)],
+    ],
+    ids=lambda argv: "-".join(a.lstrip("-") for a in argv[:4] if "/" not in a),
+)
+def test_options_out_of_range_are_usage_errors(argv: list[str], mini_root: Path) -> None:
+    """A negative or zero timeout, retry count, worker count or size limit is not silently
+    the default: exit 2, click's one error, nothing run."""
+    if argv[0] == "litcorpus":
+        argv = [*argv, "--root", str(mini_root)]
+    run = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Invalid value" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
 
 
 def test_cases_are_many_and_distinct() -> None:

@@ -32,9 +32,9 @@ import yaml
 from conftest import FIXTURES, make_mini_root
 from litcorpus.model import yamlio
 from litcorpus.model.problems import CODES
-from test_check_problems import CASES, A, B, X, change, symlink, write
+from test_check_problems import CASES, A, B, C, R, T, X, change, symlink, write
 
-R = "reviews/second-reader.csv"
+RV = "reviews/second-reader.csv"
 MIB = 1 << 20
 MEMORY_LIMIT = 2 << 30  # hard address-space limit: a runaway case fails instead of swapping
 KILL_AFTER = 60.0  # hard wall-clock limit, above every case's bound
@@ -124,8 +124,8 @@ EXTRA: list[BadInput] = [
              b"  - a\n" * 1000, 50 * MIB), "file-too-large", "papers/lines.yaml", None, TIGHT),
     BadInput("taxonomy-50mb", write_big("taxonomy.yaml", b"axes: ", 50 * MIB),
              "file-too-large", "taxonomy.yaml", None, TIGHT),
-    BadInput("second-reader-50mb", write_big(R, b"key,ann_category\nalpha-rl,", 50 * MIB),
-             "agreement-invalid", R, None, TIGHT),
+    BadInput("second-reader-50mb", write_big(RV, b"key,ann_category\nalpha-rl,", 50 * MIB),
+             "agreement-invalid", RV, None, TIGHT),
     BadInput("nested-flow-seq-10000", write("papers/flow.yaml",
              "key: flow\nx: " + "[" * 10_000 + "]" * 10_000 + "\n"),
              "yaml-syntax", "papers/flow.yaml", 2, TIGHT),
@@ -204,10 +204,10 @@ EXTRA: list[BadInput] = [
              "unreadable-file", "papers/pipe.yaml", None, TIGHT),
     BadInput("directory-named-yaml", lambda root: (root / "papers/dir.yaml").mkdir(),
              "unexpected-file", "papers/dir.yaml", None),
-    BadInput("second-reader-fifo", replace_file(R, lambda p: os.mkfifo(p)),
-             "agreement-invalid", R, None, TIGHT),
-    BadInput("second-reader-loop", replace_file(R, lambda p: os.symlink(p.name, p)),
-             "agreement-invalid", R, None, TIGHT),
+    BadInput("second-reader-fifo", replace_file(RV, lambda p: os.mkfifo(p)),
+             "agreement-invalid", RV, None, TIGHT),
+    BadInput("second-reader-loop", replace_file(RV, lambda p: os.symlink(p.name, p)),
+             "agreement-invalid", RV, None, TIGHT),
     # Values that only look right.
     BadInput("date-not-a-date", change(X, "date_screened: 2026-04-26", "date_screened: last week"),
              "bad-date", X, 8),
@@ -268,6 +268,86 @@ EXTRA: list[BadInput] = [
              shutil.move(root / "papers", root.parent / "elsewhere"),
              os.symlink(root.parent / "elsewhere", root / "papers")),
              "symlink-outside", "papers/", None),
+    # Ids that become file names (tables, figures, record folders, anchors) and try to leave.
+    BadInput("gap-id-climbs-to-readme", change(T, "- id: reward-credit-gap",
+             '- id: "../../../../README"'), "unsafe-id", T, 362),
+    BadInput("crosstab-id-absolute", change(T, "{id: reward-by-credit,", '{id: "/etc/passwd",'),
+             "unsafe-id", T, 350),
+    BadInput("regime-id-dotdot", change(T, "{id: industrial, label", '{id: "../x", label'),
+             "unsafe-id", T, 389),
+    BadInput("kind-dir-outside", change(T, "dir: papers", 'dir: "../../papers"'),
+             "unsafe-id", T, 42),
+    BadInput("axis-id-with-slash", change(T, "  - id: verified\n", '  - id: "ver/ified"\n'),
+             "unsafe-id", T, 206),
+    BadInput("claim-id-path", change(C, "- id: one-spawner", '- id: "../../one-spawner"'),
+             "unsafe-id", C, 8),
+    BadInput("agreement-file-outside", change(T, "file: reviews/second-reader.csv",
+             "file: ../../etc/passwd"), "taxonomy-invalid", T, 398),
+    # Integers beyond what the tables, figures and the site hold.
+    BadInput("integer-beyond-tables", change(A, "max_agents: 8", "max_agents: 1" + "0" * 400),
+             "out-of-range", A, 21),
+    BadInput("claim-count-beyond-tables", change(C, "{count: {eq: 0}}",
+             "{count: {eq: 1" + "0" * 30 + "}}"), "out-of-range", C, 7),
+    BadInput("search-count-beyond-tables", write("searches.yaml",
+             "searches:\n  - {id: S001, source: arxiv, query: agents, date_run: '2026-06-01',"
+             f" records_found: {10**20}, duplicates: 0}}\n"), "out-of-range", "searches.yaml", 2),
+    # Versions and days as numbers and as one form.
+    BadInput("release-month-13", change(R, 'version: "2026.05"', 'version: "2026.13"'),
+             "release-invalid", R, 2),
+    BadInput("release-month-99", change(R, 'version: "2026.05"', 'version: "2026.99"'),
+             "release-invalid", R, 2),
+    BadInput("release-date-iso-week", change(R, 'date: "2026-05-04"', 'date: "2026-W19-1"'),
+             "release-invalid", R, 3),
+    BadInput("release-date-basic-form", change(R, 'date: "2026-05-04"', 'date: "20260504"'),
+             "release-invalid", R, 3),
+    BadInput("search-date-iso-week", write("searches.yaml", "searches:\n  - {id: S001, source: "
+             "arxiv, query: agents, date_run: '2026-W23', records_found: 0}\n"),
+             "search-invalid", "searches.yaml", 2),
+    # Text of the declarative files, held to the records' rules.
+    BadInput("release-title-fake-heading", change(R, 'title: "The fixture',
+             'title: "x\\n## Injected\\nThe fixture'), "control-character", R, 4),
+    BadInput("claim-text-bidi", change(C, 'text: "No RL', 'text: "\\u202eNo RL'),
+             "bidi-control", C, 4),
+    BadInput("search-query-bell", write("searches.yaml", "searches:\n  - {id: S001, source: "
+             "arxiv, query: \"a\\ab\", date_run: '2026-06-01', records_found: 0}\n"),
+             "control-character", "searches.yaml", 2),
+    BadInput("taxonomy-label-line-break", change(T, "label: Metadata verified",
+             'label: "Metadata\\n# verified"'), "control-character", T, 207),
+    # Keys the declarative files do not declare, and what YAML would retype there.
+    BadInput("release-unknown-field", change(R, 'title: "The fixture',
+             'titel: "x"\n    title: "The fixture'), "unknown-field", R, 4),
+    BadInput("searches-misspelt-list", write("searches.yaml", "serches:\n  - {id: S001, "
+             "source: arxiv, query: agents, date_run: '2026-06-01', records_found: 0}\n"),
+             "unknown-field", "searches.yaml", 1),
+    BadInput("search-unknown-field", write("searches.yaml", "searches:\n  - {id: S001, "
+             "source: arxiv, qeury: agents, query: x, date_run: '2026-06-01', records_found: 0}\n"),
+             "unknown-field", "searches.yaml", 2),
+    BadInput("claims-unknown-top-level", change(C, "prisma:\n", "prizma: {}\nprisma:\n"),
+             "unknown-field", C, 33),
+    BadInput("release-version-unquoted", change(R, 'version: "2026.05"', "version: 2026.10"),
+             "implicit-type", R, 2),
+    BadInput("claim-snapshot-unquoted", change(C, 'snapshot: "2026.05"\n    text: "No RL',
+             'snapshot: 2026.05\n    text: "No RL'), "implicit-type", C, 3),
+    BadInput("yaml-tag-on-key", change(A, "venue: arXiv", "!custom venue: arXiv"),
+             "yaml-tag", A, 7),
+    BadInput("taxonomy-field-pattern-unbalanced", change(T, "pattern: '^E\\d{3,}$'",
+             "pattern: '^E(\\d{3,}$'"), "taxonomy-invalid", T, 69),
+    BadInput("taxonomy-version-suffix-unbalanced", change(T, "version_suffix: 'v\\d+$'",
+             "version_suffix: 'v(\\d+$'"), "taxonomy-invalid", T, 13),
+    BadInput("claims-symlink-outside", lambda root: (
+             shutil.move(root / C, root.parent / "claims.yaml"),
+             os.symlink(root.parent / "claims.yaml", root / C)), "symlink-outside", C, None),
+    BadInput("releases-symlink-outside", lambda root: (
+             shutil.move(root / R, root.parent / "releases.yaml"),
+             os.symlink(root.parent / "releases.yaml", root / R)), "symlink-outside", R, None),
+    BadInput("second-reader-symlink-outside", lambda root: (
+             shutil.move(root / RV, root.parent / "reader.csv"),
+             os.symlink(root.parent / "reader.csv", root / RV)), "symlink-outside", RV, None),
+    BadInput("second-reader-row-twice", lambda root: (root / RV).write_text(
+             (root / RV).read_text() + "alpha-rl,rl_method,yes,shared,agent,swarm\n"),
+             "agreement-invalid", RV, 5),
+    BadInput("second-reader-column-twice", change(RV, "key,ann_category,",
+             "key,ann_category,ann_category,"), "agreement-invalid", RV, 1),
 ]
 # fmt: on
 

@@ -351,6 +351,8 @@ CASES += [
     ("claim-unknown-release", change(C, 'snapshot: "2026.05"\n    text: "Two',
                                      'snapshot: "2027.01"\n    text: "Two'),
      "unknown-value", C, 28),
+    ("unsafe-id", change(T, "- id: reward-credit-gap", '- id: "../../../../README"'),
+     "unsafe-id", T, 362),
     ("search-not-logged", change(A, "added: 2026-05-04", "added: 2026-05-04\nsearch: S009"),
      "search-invalid", A, 29),
     ("search-counts", lambda root: (

@@ -127,6 +127,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(1.5)
             self._send(200, b"late")
+        elif path == "/drip":  # an answer a byte at a time, each in time for a read's timeout
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\n" + b"X: " + b"y" * 200:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         else:
             self._send(500, b"?")
 
@@ -318,6 +326,42 @@ def test_link_checker_classifies(server: str, tmp_path: Path) -> None:
     again = check_links(urls, tmp_path / "links.json", timeout=0.5, progress=False)
     assert time.monotonic() - start < 0.5
     assert [r.status for r in again] == [r.status for r in results.values()]
+
+
+def test_links_timeout_bounds_a_whole_request(mini_root: Path, server: str) -> None:
+    """A server that drips its answer (20 s, each byte before a read's timeout) is cut off
+    when the request's time is up, and is an error, not ok."""
+    edit(mini_root / "papers/gamma-survey.yaml", "https://example.org/gamma.pdf", f"{server}/drip")
+    args = ["links", "--root", str(mini_root), "--timeout", "1", "--retries", "0", "--no-cache"]
+    result = subprocess.run(  # a bound on the hostile case, far above the one second asked
+        [sys.executable, "-m", "litcorpus", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=12,
+    )
+    drip = next(r for r in json.loads(result.stdout) if r["url"].endswith("/drip"))
+    assert (drip["status"], "timeout" in drip["detail"]) == ("error", True), drip
+
+
+FRESH = {"url": "u", "status": "ok", "code": 200, "target": None, "detail": "", "checked_at": 1e18}
+
+
+@pytest.mark.parametrize(
+    "cache",
+    [
+        [1, 2],
+        {"u": 1},
+        {"u": {"status": "ok", "checked_at": 1e18}},
+        {"u": {**FRESH, "code": "200"}},
+    ],
+    ids=["list", "number", "missing-fields", "wrong-type"],
+)
+def test_a_malformed_links_cache_is_ignored(server: str, tmp_path: Path, cache: object) -> None:
+    """A cache that is not what the checker writes is checked again, not a traceback."""
+    url = f"{server}/ok"
+    (tmp_path / "links.json").write_text(json.dumps(cache).replace('"u"', json.dumps(url)))
+    (result,) = check_links({url: ["papers/x.yaml"]}, tmp_path / "links.json", progress=False)
+    assert (result.status, result.code) == ("ok", 200)
 
 
 def test_links_command_changed_since(mini_root: Path, server: str) -> None:

@@ -164,3 +164,234 @@ def test_a_killed_readme_leaves_the_old_file_or_the_new(mini_root: Path) -> None
     assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
     assert readme.read_bytes() == new
     assert not list(mini_root.glob(".README.md.*"))
+
+
+README = (
+    "# List\n\n<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->\n"
+    "<!-- END GENERATED: awesome list -->\n"
+)
+ROUNDS = 3  # each: two builds, a stats and a site at once, on a changed corpus
+
+
+def _expected(root: Path) -> dict[str, dict[str, bytes]]:
+    """What stats/ and site/ hold when one run builds the corpus at ROOT alone."""
+    from litcorpus.publish.site import site_files
+    from litcorpus.publish.statsdir import stats_files
+
+    result = analyse(load_corpus(root))
+    stats = stats_files(result)
+    return {"stats": stats, "site": dict(site_files(result, stats_files=stats))}
+
+
+def _whole(root: Path, expected: dict[str, dict[str, bytes]]) -> list[str]:
+    """How stats/ and site/ differ from EXPECTED, their markers included (empty: both whole,
+    exactly as one run alone builds them)."""
+    return [
+        f"{name}/{rel}"
+        for name, files in expected.items()
+        for rel in atomic.stale(root / name, files, "litcorpus", name)
+    ]
+
+
+def test_builds_at_once_take_turns_and_publish_whole_outputs(mini_root: Path) -> None:
+    """Builds, stats and site run together for a few rounds: every run ends well, and site/
+    and stats/ are always whole (watched while they run: their main files never go missing;
+    after each round: exactly what one run alone builds). Runs once cleaned each other's
+    temporary trees and published a site without its index."""
+    import threading
+
+    (mini_root / "README.md").write_text(README, encoding="utf-8")
+    lit = [sys.executable, "-m", "litcorpus"]
+    root = ["--root", str(mini_root)]
+    assert subprocess.run([*lit, "build", *root], capture_output=True, timeout=120).returncode == 0
+    gaps: list[str] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for rel in ("site/index.html", "site/.litcorpus-output", "stats/stats.json"):
+                if not (mini_root / rel).is_file():
+                    gaps.append(rel)
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for n in range(ROUNDS):
+            edit(
+                mini_root / "papers/gamma-survey.yaml",
+                "among cooperating",
+                f"among {n} cooperating",
+            )
+            runs = [
+                subprocess.Popen(
+                    [*lit, command, *root], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                )
+                for command in ("build", "stats", "build", "site")
+            ]
+            ended = [(p.wait(timeout=300), p.stderr.read() if p.stderr else b"") for p in runs]
+            assert [code for code, _ in ended] == [0, 0, 0, 0], ended
+            assert _whole(mini_root, _expected(mini_root)) == [], f"round {n}"
+            edit(
+                mini_root / "papers/gamma-survey.yaml",
+                f"among {n} cooperating",
+                "among cooperating",
+            )
+    finally:
+        done.set()
+        watcher.join()
+    assert gaps == []
+    assert not [p for p in mini_root.iterdir() if p.name.startswith((".site.", ".stats."))]
+
+
+def test_a_run_never_removes_the_temporary_tree_of_a_run_still_writing(mini_root: Path) -> None:
+    """While a run writes site/ (it holds the lock on the folder beside it, its temporary tree
+    in place), another waits; once the first has ended, what it left is a leftover, cleaned."""
+    import fcntl
+    import os
+
+    args = [sys.executable, "-m", "litcorpus", "site", "--root", str(mini_root)]
+    writing = mini_root / ".site.new-running"
+    fd = os.open(mini_root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as a run writing site/ holds it
+        writing.mkdir()
+        (writing / "index.html").write_text("half a site\n")
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(3)
+        assert proc.poll() is None, proc.communicate()  # it waits for the writer
+        assert (writing / "index.html").read_text() == "half a site\n"
+    finally:
+        os.close(fd)
+    assert proc.wait(timeout=120) == 0, proc.communicate()
+    assert not writing.exists() and (mini_root / "site/index.html").is_file()
+
+
+def test_the_up_to_date_check_finds_a_damaged_output(mini_root: Path) -> None:
+    """A build whose record says it is done, over a site that lost a file its marker lists,
+    builds again instead of saying 'up to date'."""
+    from litcorpus.workflow import build
+
+    (mini_root / "README.md").write_text(README, encoding="utf-8")
+    args = [sys.executable, "-m", "litcorpus", "build", "--root", str(mini_root)]
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
+    (mini_root / "site/index.html").unlink()
+    print_ = build.fingerprint(mini_root)
+    build._remember(mini_root, print_)  # as a run that published the damaged tree would
+    again = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and again.stdout.startswith("built:"), again.stdout
+    assert (mini_root / "site/index.html").is_file()
+
+
+# Runs `litcorpus release` and ends the process, as a SIGKILL would (no cleanup runs), just
+# after its first AFTER writes.
+KILLED_RELEASE = """
+import os, sys
+from litcorpus.workflow import release
+real, done, after = release.write_file, [0], int(sys.argv[1])
+def write_file(path, data, *args, **kwargs):
+    if done[0] == after:
+        os._exit(9)
+    real(path, data, *args, **kwargs)
+    done[0] += 1
+release.write_file = write_file
+sys.argv[1:] = sys.argv[2:]
+from litcorpus.entry import main
+main()
+"""
+RELEASED = ("releases.yaml", "CHANGELOG.md", "CITATION.cff")
+
+
+@pytest.mark.parametrize("after", [1, 2])
+def test_a_release_killed_between_its_writes_is_reported_then_finished(
+    mini_root: Path, tmp_path: Path, after: int
+) -> None:
+    """Killed after releases.yaml (and CHANGELOG.md), the release is unfinished: `check`
+    says so, another release is refused, and running it again writes what it lacks, as one
+    whole run would have."""
+    import shutil
+
+    args = ["release", "--root", str(mini_root), "2026.06", "--date", "2026-06-01"]
+    reference = shutil.copytree(mini_root, tmp_path / "reference")
+    lit = [sys.executable, "-m", "litcorpus"]
+    whole = subprocess.run([*lit, *args[:2], str(reference), *args[3:]], capture_output=True)
+    assert whole.returncode == 0, whole.stderr
+    killed = subprocess.run([sys.executable, "-c", KILLED_RELEASE, str(after), *args])
+    assert killed.returncode == 9
+    check = subprocess.run(
+        [*lit, "check", "--root", str(mini_root)], capture_output=True, text=True
+    )
+    assert check.returncode == 1 and "release-invalid" in check.stdout, check.stdout
+    assert "release 2026.06 was not finished" in check.stdout
+    other = subprocess.run([*lit, *args[:3], "2026.07"], capture_output=True, text=True)
+    assert other.returncode == 1 and "run 'litcorpus release 2026.06'" in other.stderr
+    again = subprocess.run([*lit, *args], capture_output=True, text=True)
+    assert again.returncode == 0 and "finished it" in again.stdout, again.stderr
+    assert {n: (mini_root / n).read_text() for n in RELEASED} == {
+        n: (reference / n).read_text() for n in RELEASED
+    }
+    assert subprocess.run([*lit, "check", "--root", str(mini_root)]).returncode == 0
+
+
+def _spans_export(path: Path, n: int) -> None:
+    """An OTLP/JSON export of N spans of no known convention, one after the other."""
+    import json
+
+    spans = [
+        {
+            "traceId": "b" * 32,
+            "spanId": f"{i + 1:016x}",
+            "name": "work",
+            "startTimeUnixNano": str(1_000_000 * i),
+            "endTimeUnixNano": str(1_000_000 * i + 500),
+        }
+        for i in range(n)
+    ]
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+
+
+@pytest.mark.parametrize("tool", ["litcorpus", "orchtrace"])
+def test_ctrl_c_exits_130(mini_root: Path, tmp_path: Path, tool: str) -> None:
+    """SIGINT in the middle of a run: exit 130 as shells expect, no 'Aborted!', no
+    traceback, nothing half written."""
+    import os
+
+    env = dict(os.environ)
+    if tool == "litcorpus":  # figures drawn anew: seconds of work to interrupt
+        env["LITCORPUS_CACHE"] = str(tmp_path / "cache")
+        args = ["stats", "--root", str(mini_root), "--out", str(tmp_path / "stats")]
+    else:
+        _spans_export(tmp_path / "spans.json", 100_000)
+        args = ["import", str(tmp_path / "spans.json"), "--out", str(tmp_path / "t.json")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", tool, *args], stderr=subprocess.PIPE, text=True, env=env
+    )
+    time.sleep(1.5)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Aborted!" not in err and "Traceback" not in err
+    assert not (tmp_path / "stats").exists() and not (tmp_path / "t.json").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_build_that_fails_half_way_says_what_it_wrote(
+    mini_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that the system refuses once the checks passed (a full disk) names what was
+    written before it, whole, instead of 'nothing was changed' alone."""
+    from litcorpus.publish import site
+    from litcorpus.workflow.build import build
+    from safewrite.errors import OutputError, os_failure
+
+    (mini_root / "README.md").write_text(README, encoding="utf-8")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise os_failure(OSError(28, "No space left on device"), mini_root / "site")
+
+    monkeypatch.setattr(site, "write_site", full)
+    with pytest.raises(OutputError) as caught:
+        build(mini_root, force=True)
+    assert "(stats/ and README.md were written; run the build again)" in str(caught.value)
+    assert atomic.whole(mini_root / "stats", "litcorpus", "stats")

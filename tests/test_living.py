@@ -148,7 +148,13 @@ def test_stats_as_of_the_snapshot_reproduce_the_committed_numbers(clone: Path) -
 
 @pytest.mark.parametrize(
     ("as_of", "says"),
-    [("2031.01", "neither a release nor a date"), ("1999-01-01", "before the first record")],
+    [
+        ("2031.01", "neither a release nor a date"),
+        ("1999-01-01", "before the first record"),
+        ("2099-01-01", "is in the future"),
+        ("2026-W19-1", "neither a release nor a date"),  # Python alone reads an ISO week
+        ("20260504", "neither a release nor a date"),  # and the basic form
+    ],
 )
 def test_as_of_that_names_nothing_is_refused(clone: Path, as_of: str, says: str) -> None:
     out = clone.parent / "as-of"
@@ -223,6 +229,10 @@ def test_release_records_what_changed(clone: Path) -> None:
         (["2026.04"], "not newer than 2026.05"),
         (["2026.12", "--date", "2999-01-01"], "is not a release date"),
         (["next"], "is not a release version"),
+        (["2026.13"], "is not a release version"),
+        (["2026.99"], "is not a release version"),
+        (["2026.12", "--title", "One\n## Injected heading"], "the title holds"),
+        (["2026.12", "--title", "Hidden \u202e order"], "the title holds"),
     ],
 )
 def test_a_release_that_cannot_be_made_writes_nothing(
@@ -234,6 +244,23 @@ def test_a_release_that_cannot_be_made_writes_nothing(
     run = litcorpus("release", "--root", str(clone), *args)
     assert run.returncode == 1 and "release-refused" in run.stderr and says in run.stderr
     assert {n: (clone / n).read_bytes() for n in before} == before
+
+
+def test_versions_compare_as_numbers(clone: Path) -> None:
+    """2026.05.10 comes after 2026.05.9 (as text it would not)."""
+    day = ["--date", "2026-05-04"]
+    assert litcorpus("release", "--root", str(clone), "2026.05.9", *day).returncode == 0
+    run = litcorpus("release", "--root", str(clone), "2026.05.10", *day)
+    assert run.returncode == 0, run.stderr
+    run = litcorpus("release", "--root", str(clone), "2026.05.8", *day)
+    assert run.returncode == 1 and "not newer than 2026.05.10" in run.stderr
+    assert litcorpus("check", "--root", str(clone), "--strict").returncode == 0
+
+
+def test_a_release_title_starts_no_markdown_block(clone: Path) -> None:
+    run = litcorpus("release", "--root", str(clone), "2026.12", "--title", "# Not a heading")
+    assert run.returncode == 0, run.stderr
+    assert "\n\\# Not a heading\n" in (clone / "CHANGELOG.md").read_text()
 
 
 def test_a_release_of_a_corpus_with_problems_is_refused(clone: Path) -> None:

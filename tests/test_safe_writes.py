@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import subprocess
@@ -66,20 +67,27 @@ def test_a_full_disk_adds_no_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert list(tmp_path.iterdir()) == []
 
 
+def _anything(path: Path) -> bool:
+    return True
+
+
 def test_a_killed_add_is_undone_from_its_journal(tmp_path: Path) -> None:
-    """What a journal lists is removed only while it holds what the killed run wrote."""
-    placed, edited = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    """What a journal lists is removed only while it holds what the killed run wrote; paths
+    are relative to the journal's folder (an earlier version wrote them absolute)."""
+    placed, edited, absolute = tmp_path / "a.yaml", tmp_path / "b.yaml", tmp_path / "c.yaml"
     placed.write_bytes(b"a\n")
     edited.write_bytes(b"someone's own text\n")
+    absolute.write_bytes(b"c\n")
     (tmp_path / ".a.yaml.x1.tmp").write_bytes(b"a")
     journal = tmp_path / ".journal"
     listing = [
-        {"path": str(placed), "sha256": files._digest(b"a\n")},
-        {"path": str(edited), "sha256": files._digest(b"b\n")},
+        {"path": "a.yaml", "sha256": files._digest(b"a\n")},
+        {"path": "b.yaml", "sha256": files._digest(b"b\n")},
+        {"path": str(absolute), "sha256": files._digest(b"c\n")},
     ]
-    files.write_file(journal, repr(listing).replace("'", '"').encode())
+    files.write_file(journal, json.dumps(listing).encode())
     (tmp_path / "..journal.x2.tmp").write_bytes(b"[")  # killed while writing the journal
-    files.recover_new_files(journal)
+    files.recover_new_files(journal, _anything)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.yaml"]
 
 
@@ -88,8 +96,34 @@ def test_a_run_killed_before_its_journal_was_placed_leaves_nothing(tmp_path: Pat
     journal = tmp_path / ".journal"
     (tmp_path / "..journal.x3.tmp").write_bytes(b'[{"path"')
     (tmp_path / "keep.yaml").write_bytes(b"mine\n")
-    assert [p.name for p in files.recover_new_files(journal)] == ["..journal.x3.tmp"]
+    assert [p.name for p in files.recover_new_files(journal, _anything)] == ["..journal.x3.tmp"]
     assert [p.name for p in tmp_path.iterdir()] == ["keep.yaml"]
+
+
+@pytest.mark.parametrize(
+    "listing",
+    [
+        [{"path": "../outside.yaml"}],  # no hash: an earlier version ended in a KeyError
+        [{"path": "../outside.yaml", "sha256": "0" * 64}],
+        [{"path": "/etc/hostname", "sha256": "0" * 64}],
+        [{"path": "papers/a.yaml", "sha256": "0" * 64, "more": 1}],
+        ["papers/a.yaml"],
+        {"path": "papers/a.yaml"},
+    ],
+    ids=["no-hash", "dotdot", "absolute-outside", "extra-field", "not-a-mapping", "not-a-list"],
+)
+def test_a_journal_that_no_run_wrote_is_refused(tmp_path: Path, listing: object) -> None:
+    """A journal of any other shape, or naming a path outside its folder, removes nothing and
+    stays where it is."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "outside.yaml").write_bytes(b"mine\n")
+    journal = root / ".journal"
+    journal.write_text(json.dumps(listing))
+    with pytest.raises(OutputError) as caught:
+        files.recover_new_files(journal, _anything)
+    assert caught.value.code == "journal-refused"
+    assert journal.exists() and (tmp_path / "outside.yaml").read_bytes() == b"mine\n"
 
 
 def test_two_adds_at_once_write_each_entry_once(mini_root: Path) -> None:
@@ -133,3 +167,18 @@ def test_an_earlier_output_may_be_replaced_and_an_empty_folder_used(tmp_path: Pa
     assert check_dir_output(own, "t", "site") == own
     with pytest.raises(OutputError, match="not of t stats"):
         check_dir_output(own, "t", "stats")
+
+
+@pytest.mark.parametrize("name", ["../README.md", "/ABS/x", "tables/../../x", "a//b", "./a"])
+def test_a_tree_file_that_would_leave_its_folder_is_refused(tmp_path: Path, name: str) -> None:
+    """The last line behind the checked ids: whatever names a file of a tree, it stays in it.
+    (An absolute name points into the test's folder: a regression must not write elsewhere.)"""
+    from safewrite.tree import write_tree
+
+    name = name.replace("/ABS", str(tmp_path))
+    (tmp_path / "README.md").write_text("mine\n")
+    with pytest.raises(OutputError) as caught:
+        write_tree(tmp_path / "out", {"index.html": b"x", name: b"table\n"}, "t", "site")
+    assert caught.value.code == "output-refused"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+    assert (tmp_path / "README.md").read_text() == "mine\n"

@@ -443,7 +443,7 @@ def test_add_arxiv_keeps_particles_and_old_style_ids(clone: Path, served: tuple[
     assert '"van Beethoven, Ludwig"' in text and 'arxiv: "cs/0112017"' in text
     wrong = litcorpus("add", "--root", str(clone), "--arxiv", "cs/0112018",
                       env={"LITCORPUS_ARXIV_API": f"{base}/query"})  # fmt: skip
-    assert wrong.returncode == 1 and "arxiv-unavailable" in wrong.stderr
+    assert wrong.returncode == 1 and "arxiv-bad-answer" in wrong.stderr
 
 
 def test_a_zotero_bibliography_with_arxiv_dois(clone: Path) -> None:

@@ -205,6 +205,18 @@ def test_agreement_command(mini_root: Path) -> None:
     assert "in percent" in text.stdout and "is_rl" in text.stdout and "66.7" in text.stdout
 
 
+def test_a_second_reader_file_with_a_bom_is_read_as_without(mini_root: Path) -> None:
+    """Spreadsheets save CSV with a byte-order mark: it is not part of the first column's
+    name (the file once 'needed a key column')."""
+    from litcorpus.analysis.agreement import agreement
+
+    corpus = load_corpus(mini_root)
+    file = mini_root / "reviews/second-reader.csv"
+    plain = agreement(corpus, file)
+    file.write_bytes(b"\xef\xbb\xbf" + file.read_bytes())
+    assert agreement(corpus, file) == plain and plain[1] == [] and plain[0] is not None
+
+
 def test_figures_are_valid_svg_and_png(built: tuple[dict, dict[str, bytes]]) -> None:
     figures = {rel: data for rel, data in built[1].items() if rel.startswith("figures/")}
     names = {rel.rsplit(".", 1)[0] for rel in figures}

@@ -90,7 +90,7 @@ def _valid_result(
         command, folder = output
         try:
             check_dir_output(
-                folder, outputs.TOOL, command, outputs.keep(corpus), outputs.record_folders(corpus)
+                folder, outputs.TOOL, command, outputs.keep(corpus), outputs.input_folders(corpus)
             )
         except OutputError as exc:
             _fail(command, exc)
@@ -360,7 +360,7 @@ def export(root: Path | None, fmt: str, records: str, out: Path | None) -> None:
     from safewrite.paths import check_file_output
 
     from .publish.export import DECISION_EXPORTERS, EXPORTERS
-    from .publish.outputs import inputs, record_folders
+    from .publish.outputs import input_folders, inputs
 
     exporters = EXPORTERS if records == "entries" else DECISION_EXPORTERS
     if fmt not in exporters:
@@ -368,7 +368,7 @@ def export(root: Path | None, fmt: str, records: str, out: Path | None) -> None:
     root = resolve_root(root)
     corpus = _valid_result(root, stats=False).corpus
     try:
-        target = out and check_file_output(out, record_folders(corpus), inputs(corpus))
+        target = out and check_file_output(out, input_folders(corpus), inputs(corpus))
         text = exporters[fmt](corpus)
         if target is None:
             click.echo(text, nl=False)
@@ -427,18 +427,17 @@ def build(root: Path | None, force: bool) -> None:
 @click.option("--title", default="", help="One line on the release (default: 'Release V').")
 def release_command(root: Path | None, version: str, day: str | None, title: str) -> None:
     """Record release VERSION: releases.yaml, a CHANGELOG.md section, CITATION.cff."""
-    import datetime as dt
-
     from safewrite.errors import OutputError
 
+    from .model.releases import TAG
+    from .model.text import parse_day
     from .publish.outputs import corpus_lock
-    from .workflow.release import TAG, ReleaseError, release
+    from .workflow.release import ReleaseError, release
 
     root = resolve_root(root)
-    try:
-        date = dt.date.fromisoformat(day) if day else None
-    except ValueError:
-        raise click.UsageError(f"--date {day} is not a date (YYYY-MM-DD)") from None
+    date = parse_day(day) if day else None
+    if day and date is None:
+        raise click.UsageError(f"--date {day} is not a date (YYYY-MM-DD)")
     try:
         with corpus_lock(root):
             changes = release(root, version, date, title)
@@ -446,7 +445,12 @@ def release_command(root: Path | None, version: str, day: str | None, title: str
         _fail("release", exc)
     click.echo(
         f"release {version}: {len(changes.added)} added, {len(changes.removed)} removed, "
-        f"{len(changes.retagged)} retags; wrote releases.yaml, CHANGELOG.md, CITATION.cff"
+        f"{len(changes.retagged)} retags; "
+        + (
+            "finished it: CHANGELOG.md and CITATION.cff now record it"
+            if changes.finished
+            else "wrote releases.yaml, CHANGELOG.md, CITATION.cff"
+        )
     )
     click.echo(f"next: commit, then tag the commit: git tag {TAG.format(version=version)}")
 
@@ -489,10 +493,20 @@ def diff_command(root: Path | None, ref: str, fmt: str) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@click.option("--timeout", type=float, default=10.0, show_default=True, help="Seconds per request.")
-@click.option("--retries", type=int, default=2, show_default=True)
 @click.option(
-    "--workers", type=int, default=8, show_default=True, help="Requests in flight at once."
+    "--timeout",
+    type=click.FloatRange(0, 600, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds for a whole request, however slowly the server answers.",
+)
+@click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=8,
+    show_default=True,
+    help="Requests in flight at once.",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write .cache/links.json.")
 @click.option(

@@ -56,17 +56,33 @@ def run_check(root: Path | None, fmt: str, strict: bool) -> int:
     return 0 if report.ok else 1
 
 
-def main() -> None:
-    """Run the command; what the system refuses mid-run ends it with one line, no traceback."""
+def _click_main() -> int:
+    """The click CLI, whose errors and interrupts come back here (click's own handling says
+    'Aborted!' and exits 1 on Ctrl-C)."""
+    import click
+
+    from .cli import cli
+
     try:
+        code = cli.main(prog_name="litcorpus", standalone_mode=False)
+    except click.exceptions.Abort as exc:  # Ctrl-C, as click reports it
+        raise KeyboardInterrupt from exc
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    """Run the command; what the system refuses mid-run ends it with one line, no traceback;
+    Ctrl-C ends it with 130, as shells expect."""
+    from safewrite.streams import standard_streams
+
+    try:
+        standard_streams()
         try:
             options = _check_options(sys.argv[1:])
-            if options is None:
-                from .cli import cli
-
-                cli(prog_name="litcorpus")
-            else:
-                sys.exit(run_check(*options))
+            sys.exit(_click_main() if options is None else run_check(*options))
         finally:
             sys.stdout.flush()  # here, so that a reader who left is noticed in this handler
     except BrokenPipeError:

@@ -488,7 +488,7 @@ def export_command(root: Path | None, fmt: str, out: Path) -> None:
     from safewrite.files import write_file
     from safewrite.paths import check_file_output
 
-    from .publish.outputs import inputs, record_folders
+    from .publish.outputs import input_folders, inputs
     from .screening.asreview import export_csv, export_ris
     from .screening.store import Store
 
@@ -497,7 +497,7 @@ def export_command(root: Path | None, fmt: str, out: Path) -> None:
     abstracts = Store(root).abstracts()
     data = export_csv(queue, abstracts) if fmt == "asreview-csv" else export_ris(queue, abstracts)
     try:
-        target = check_file_output(out, record_folders(corpus), inputs(corpus))
+        target = check_file_output(out, input_folders(corpus), inputs(corpus))
         write_file(target, data)
     except OutputError as exc:
         _fail("screen export", exc)

@@ -63,7 +63,7 @@ def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterat
     from .examine import Examined, examine
     from .trace import MAX_BYTES, read_inputs
 
-    for label, text, failed in read_inputs(file, max_bytes or MAX_BYTES):
+    for label, text, failed in read_inputs(file, MAX_BYTES if max_bytes is None else max_bytes):
         if failed is not None:
             yield failed.label, Examined(failed.problems, None, None)
         else:
@@ -76,7 +76,12 @@ def _examined(file: Path, measure: bool, max_bytes: int | None = None) -> Iterat
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-@click.option("--max-bytes", type=int, default=None, help="Refuse JSON files above this size.")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Refuse JSON files above this size (default: 512 MiB).",
+)
 def validate(files: tuple[Path, ...], fmt: str, strict: bool, max_bytes: int | None) -> None:
     """Check traces, in our format or the survey artifact's (JSON, or JSON Lines with one trace
     per line); report every problem."""
@@ -196,9 +201,10 @@ def convert(target: str, file: Path, out: Path | None) -> None:
 )
 def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
     """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses,
-    OpenTelemetry JS spans, Langfuse traces) into orchestration traces, one per traceId."""
-    from .importers import to_traces
-    from .spans import ImportError_, read_spans
+    OpenTelemetry JS spans, Langfuse traces) into orchestration traces, one per traceId; an
+    export that would import as other values, or as a trace `validate` rejects, is refused."""
+    from .importcheck import import_traces
+    from .spans import ImportError_
     from .trace import read_inputs
 
     out_file = None if out is None or out.is_dir() else _target(out, "import", (file,))
@@ -206,7 +212,7 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
         ((_, text, failed),) = read_inputs(file, lines=False)  # a regular file, or why not
         if failed is not None:
             raise ImportError_(failed.problems[0].message)
-        traces, note = to_traces(read_spans(text), source)
+        traces, note = import_traces(text, source)
     except ImportError_ as exc:
         click.echo(f"orchtrace import: {file}: {exc}", err=True)
         sys.exit(1)
@@ -271,11 +277,20 @@ def schema_doc(check_only: bool) -> None:
 
 
 def main() -> None:
+    """Run the command: one line for any error, no traceback; Ctrl-C ends it with 130."""
+    from safewrite.streams import standard_streams
+
     try:
-        cli(prog_name="orchtrace")
-        code: Any = 0
+        standard_streams()
+        code: Any = cli.main(prog_name="orchtrace", standalone_mode=False)
+        code = code if isinstance(code, int) else 0
     except SystemExit as exc:
         code = exc.code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
     except MemoryError:
         print("orchtrace: out of memory; try a smaller trace or JSON Lines", file=sys.stderr)
         code = 1

@@ -14,18 +14,18 @@ its usage and cost as `langfuse.observation.usage_details` and
 Ids are kept as written, hex or not; only ids in the base64 form that protobuf's JSON mapping
 gives bytes (12 characters ending in `=` for a span, 24 ending in `==` for a trace) are
 turned into hex. Integers may be strings (protobuf's JSON mapping writes 64-bit ones so).
-Anything malformed is an ImportError_ that says where.
+Anything malformed is an ImportError_ that says where, and so is a key that an object or an
+attribute list repeats (a reader would keep one of its values without a word).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-
-import orjson
 
 
 class ImportError_(ValueError):
@@ -102,11 +102,46 @@ def _objects(raw: Any, where: str, strict: bool = True) -> list[Any]:
 
 
 def _attributes(raw: Any, where: str) -> dict[str, Any]:
-    return {
-        a["key"]: _value(a.get("value"))
-        for a in _objects(raw or [], where)
-        if isinstance(a.get("key"), str)
-    }
+    return _unique_keys(
+        [(a["key"], _value(a.get("value"))) for a in _objects(raw or [], where)
+         if isinstance(a.get("key"), str)],
+        f"{where}: attribute",
+    )  # fmt: skip
+
+
+def _unique_keys(pairs: list[tuple[str, Any]], what: str) -> dict[str, Any]:
+    """PAIRS as a mapping; a key given twice is an ImportError_ (a reader would keep one of
+    the two values without a word)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ImportError_(
+                f"duplicate-key: {what} '{key}' is given twice; a reader would keep one of them"
+            )
+        out[key] = value
+    return out
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it repeats a key (JSON readers keep only the last)."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        named = next((f" ({k} {obj[k]})" for k in ("spanId", "spanID", "id") if k in obj), "")
+        _unique_keys(pairs, f"an object{named}: key")
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ImportError_(f"{name} is not a JSON number")
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON text decoded, refusing what a fast reader (orjson) takes without a word: a key an
+    object repeats. NaN and Infinity are not JSON numbers."""
+    try:
+        return json.loads(data, object_pairs_hook=_object, parse_constant=_constant)
+    except RecursionError as exc:
+        raise ImportError_("nested too deeply to read") from exc
 
 
 def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
@@ -147,11 +182,11 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     start, duration = integer(s.get("startTime")), integer(s.get("duration", 0))
     if start is None or duration is None:
         raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
-    tags = {
-        t["key"]: t.get("value")
-        for t in _objects(s.get("tags") or [], f"{where}.tags")
-        if "key" in t
-    }
+    tags = _unique_keys(
+        [(str(t["key"]), t.get("value")) for t in _objects(s.get("tags") or [], f"{where}.tags")
+         if "key" in t],
+        f"{where}: tag",
+    )  # fmt: skip
     refs = _objects(s.get("references") or [], f"{where}.references")
     parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"), None)
     process = s.get("process") or processes.get(str(s.get("processID")), {})
@@ -177,8 +212,10 @@ def json_mapping(raw: Any) -> dict[str, Any]:
     """RAW if a mapping, else the mapping it holds as JSON text, else an empty one."""
     if isinstance(raw, str | bytes):
         try:
-            raw = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            raw = loads(raw)
+        except ImportError_:  # a repeated key: refused, as everywhere
+            raise
+        except (ValueError, UnicodeDecodeError):
             return {}
     return _mapping(raw)
 
@@ -316,12 +353,14 @@ def read_spans(data: bytes) -> list[Span]:
         spans = _protobuf(data)
     else:
         try:
-            docs = [orjson.loads(data)]
-        except orjson.JSONDecodeError:
             try:
-                docs = [orjson.loads(line) for line in data.splitlines() if line.strip()]
-            except orjson.JSONDecodeError as exc:
-                raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
+                docs = [loads(data)]
+            except json.JSONDecodeError:
+                docs = [loads(line) for line in data.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ImportError_(f"not UTF-8: byte {exc.start} cannot be decoded") from exc
         spans = []
         for n, doc in enumerate(docs):
             spans += _document(doc, f"line {n + 1}" if len(docs) > 1 else "")

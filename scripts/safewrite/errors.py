@@ -8,7 +8,8 @@ CODES: dict[str, str] = {
     "output-missing-folder": "The folder that should hold the output does not exist.",
     "write-failed": "The system refused a write (permissions, a full disk, a read-only tree).",
     "locked": "Another run holds the lock on the corpus.",
-    "journal-refused": "A journal names files its tool never writes, or does not match them.",
+    "journal-refused": "A journal names what its tool never writes, or does not match its files; "
+    "nothing is removed.",
 }
 
 

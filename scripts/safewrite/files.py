@@ -1,7 +1,8 @@
 """Writes files so that a failure changes nothing: each goes to a temporary file beside its
 target, then takes the target's name in one rename. A failure at any point (a full disk,
 a file-size limit, an interrupt) removes the temporary file. Permissions follow the umask.
-A lock file serialises the runs that add to the same folder.
+A lock file serialises the runs that add to the same folder; a journal lets the next run undo
+new files a killed run placed, and is believed only as far as it names what that run writes.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ import glob
 import hashlib
 import json
 import os
+import re
+import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import OutputError, os_failure
+from .paths import tracked
 
 
 def umask() -> int:
@@ -69,22 +73,68 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def recover_new_files(journal: Path) -> list[Path]:
-    """Undo a write_new_files that was killed before it finished: remove the files it placed
-    (those still holding what it wrote) and its temporary files; returns what was removed."""
-    removed = _leftovers(journal)  # a run killed while it wrote the journal itself
+def _refused(journal: Path, why: str) -> OutputError:
+    return OutputError(
+        "journal-refused",
+        f"{journal} {why}; nothing was removed",
+        "look at the files it lists: if they are yours, delete the journal, then run again",
+    )
+
+
+def _journal_entries(journal: Path) -> list[tuple[Path, str]]:
+    """What JOURNAL lists, (file, sha256), each file below the journal's folder; refused
+    (OutputError) unless it is a journal that write_new_files writes."""
+    root = journal.parent
     try:
-        entries = json.loads(journal.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # no journal (killed before it was placed), or a torn one
-        entries = []
-    for item in entries if isinstance(entries, list) else []:
-        target = Path(item["path"])
+        entries = json.loads(journal.read_bytes())
+    except FileNotFoundError:  # killed before the journal was placed: nothing was placed
+        return []
+    except (OSError, ValueError) as exc:
+        raise _refused(journal, f"cannot be read as a journal ({exc})") from exc
+    if not isinstance(entries, list):
+        raise _refused(journal, "is not a list of files")
+    out = []
+    for item in entries:
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"path", "sha256"}
+            and isinstance(item["path"], str)
+            and isinstance(item["sha256"], str)
+            and re.fullmatch(r"[0-9a-f]{64}", item["sha256"])
+        ):
+            raise _refused(journal, f"holds {str(item)[:80]!r}, which is not a file and its hash")
+        rel = Path(item["path"])
+        if rel.is_absolute() and rel.is_relative_to(root):  # written by an earlier version
+            rel = rel.relative_to(root)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise _refused(journal, f"names {item['path'][:200]}, outside its folder")
+        out.append((root / rel, item["sha256"]))
+    return out
+
+
+def recover_new_files(journal: Path, may_remove: Callable[[Path], bool]) -> list[Path]:
+    """Undo a write_new_files that was killed before it finished: remove the files it placed
+    (those still holding what it wrote) and its temporary files; returns what was removed.
+    The journal is trusted only as far as it names files that MAY_REMOVE allows (those the
+    writer could have written), each a regular file that no git repository tracks: otherwise
+    it is refused (OutputError journal-refused), and nothing is removed, the journal included."""
+    entries = _journal_entries(journal)
+    removed = _leftovers(journal)  # a run killed while it wrote the journal itself
+    for target, _ in entries:
+        if not may_remove(target):
+            raise _refused(journal, f"names {target}, a file its run could not have written")
+    for target, sha256 in entries:
         removed += _leftovers(target)
         try:
-            if _digest(target.read_bytes()) == item["sha256"]:
-                removed.append(target)
-        except OSError:
-            pass
+            info = os.lstat(target)
+        except FileNotFoundError:
+            continue  # not placed yet when the run was killed
+        except OSError as exc:
+            raise os_failure(exc, target) from exc
+        if not stat.S_ISREG(info.st_mode) or tracked(target):
+            raise _refused(journal, f"names {target}, which is a link, a folder or committed")
+        if _digest(target.read_bytes()) == sha256:
+            removed.append(target)
     for path in removed:
         path.unlink(missing_ok=True)
     journal.unlink(missing_ok=True)
@@ -98,7 +148,10 @@ def write_new_files(files: dict[Path, bytes], journal: Path) -> None:
     temps: dict[Path, Path] = {}
     placed: list[Path] = []
     try:
-        listing = [{"path": str(t), "sha256": _digest(d)} for t, d in files.items()]
+        root = journal.parent
+        listing = [
+            {"path": os.path.relpath(t, root), "sha256": _digest(d)} for t, d in files.items()
+        ]
         write_file(journal, json.dumps(listing).encode())
         for target, data in files.items():
             temps[target] = _temporary(target, data)
@@ -125,10 +178,14 @@ def write_new_files(files: dict[Path, bytes], journal: Path) -> None:
 
 @contextmanager
 def locked(lock_file: Path, wait: float = 30.0) -> Iterator[None]:
-    """Hold an exclusive lock on LOCK_FILE (created if absent), waiting up to WAIT seconds for
-    another run to release it. The lock ends with the process, however it ends."""
+    """Hold an exclusive lock on LOCK_FILE (created if absent; a folder is locked as it is),
+    waiting up to WAIT seconds for another run to release it. The lock ends with the process,
+    however it ends."""
     try:
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
+        if lock_file.is_dir():
+            fd = os.open(lock_file, os.O_RDONLY | os.O_DIRECTORY)
+        else:
+            fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
     except OSError as exc:
         raise os_failure(exc, lock_file) from exc
     try:

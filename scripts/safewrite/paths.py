@@ -146,12 +146,29 @@ def check_file_output(
     for source in inputs:
         if real == source.resolve():
             raise _refuse(target, "is an input of this run", "write to another file")
-    if info is not None and _tracked(real):
+    if info is not None and tracked(real):
         raise _refuse(target, "is a file under version control", "write to a new file")
     return real
 
 
-def _tracked(path: Path) -> bool:
+def check_writable(path: Path, tree: bool = False) -> None:
+    """Refuse (write-failed) before anything is written what the system would refuse: a file
+    or folder PATH that is read-only, or, for a TREE, any folder in it (the old tree is removed
+    after the swap). A folder must also let files be made and removed in it."""
+    wanted = os.W_OK | (os.X_OK if path.is_dir() else 0)
+    folders = [path]
+    if tree:
+        folders += [Path(d) / n for d, names, _ in os.walk(path) for n in names]
+    for folder in folders:
+        if not os.access(folder, wanted if folder == path else os.W_OK | os.X_OK):
+            raise OutputError(
+                "write-failed",
+                f"cannot write {folder}: it is read-only; nothing was changed",
+                "make it writable, or write elsewhere",
+            )
+
+
+def tracked(path: Path) -> bool:
     """Whether git tracks PATH (False where there is no git or no repository)."""
     try:
         run = subprocess.run(

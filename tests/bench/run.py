@@ -208,6 +208,48 @@ def bench_traces(events: int, reps: int, jsonschema_peer: bool, fmt: str) -> dic
     return row
 
 
+def span_export(spans: int) -> Path:
+    """An OTLP/JSON export of one agent span with SPANS model spans below it, tokens on each."""
+    path = CACHE / f"spans-{spans}.json"
+    if path.exists():
+        return path
+
+    def attrs(**values: str) -> list[dict[str, Any]]:
+        return [{"key": f"gen_ai.{k}", "value": {"stringValue": v}} for k, v in values.items()]
+
+    tokens = [
+        {"key": f"gen_ai.usage.{k}_tokens", "value": {"intValue": "7"}} for k in ("input", "output")
+    ]
+    listed = [
+        {"traceId": "c" * 32, "spanId": "0" * 16, "name": "invoke_agent", "startTimeUnixNano": "0",
+         "endTimeUnixNano": str(10**9 * (spans + 1)),
+         "attributes": attrs(**{"operation.name": "invoke_agent", "agent.name": "lead"})},
+        *({"traceId": "c" * 32, "spanId": f"{i + 1:016x}", "parentSpanId": "0" * 16, "name": "chat",
+           "startTimeUnixNano": str(10**9 * i), "endTimeUnixNano": str(10**9 * i + 5 * 10**8),
+           "attributes": attrs(**{"operation.name": "chat"}) + tokens} for i in range(spans)),
+    ]  # fmt: skip
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": listed}]}]}))
+    return path
+
+
+def bench_import(spans: int, reps: int) -> dict[str, Any]:
+    """`orchtrace import` of a GenAI export, its input and output checked, against orjson."""
+    path, out = span_export(spans), CACHE / "imported.json"
+    read = "import orjson,sys; orjson.loads(open(sys.argv[1],'rb').read())"
+    row: dict[str, Any] = {"spans": spans, "bytes": path.stat().st_size}
+    runs: dict[str, list[tuple[float, float]]] = {"orjson_loads": [], "import": []}
+    for _ in range(reps):
+        runs["orjson_loads"].append(run_once([sys.executable, "-c", read, str(path)]))
+        out.unlink(missing_ok=True)
+        runs["import"].append(
+            run_once([str(BIN / "orchtrace"), "import", str(path), "--out", str(out)])
+        )
+    row.update({name: summary(r) for name, r in runs.items()})
+    row["import_vs_orjson"] = round(row["import"]["seconds"] / row["orjson_loads"]["seconds"], 2)
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="84,1000,10000,100000")
@@ -217,6 +259,7 @@ def main() -> None:
     parser.add_argument(
         "--trace-formats", default="current,artifact", help="Trace formats to time, by name."
     )
+    parser.add_argument("--import-spans", type=int, default=20_000, help="0 skips import.")
     parser.add_argument("--no-peers", action="store_true", help="Skip yamllint and jsonschema.")
     parser.add_argument("--loop-reps", type=int, default=7, help="0 skips the contributor loop.")
     parser.add_argument(
@@ -247,6 +290,8 @@ def main() -> None:
             bench_traces(args.trace_events, args.trace_reps, not args.no_peers, fmt)
             for fmt in args.trace_formats.split(",")
         ]
+    if args.import_spans:
+        results["import"] = bench_import(args.import_spans, args.trace_reps)
     args.out.write_text(json.dumps(results, indent=2))
     print(
         f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "

@@ -35,11 +35,43 @@ from run import ENV, corpus, measure  # noqa: E402
 
 FLOOR_CSV = "import csv, sys\nfor row in csv.reader(open(sys.argv[1], newline='')): pass\n"
 FLOOR_JSONL = "import json, sys\nfor line in open(sys.argv[1]): json.loads(line)\n"
-WORDS = (
-    "agent agents multi reinforcement learning orchestration credit reward policy language model "
-    "team debate planner solver verifier router swarm spawn aggregate communicate stop training "
-    "benchmark tool web code math research hierarchical critic value advantage group relative"
-).split()
+WORDS = [
+    "agent",
+    "agents",
+    "multi",
+    "reinforcement",
+    "learning",
+    "orchestration",
+    "credit",
+    "reward",
+    "policy",
+    "language",
+    "model",
+    "team",
+    "debate",
+    "planner",
+    "solver",
+    "verifier",
+    "router",
+    "swarm",
+    "spawn",
+    "aggregate",
+    "communicate",
+    "stop",
+    "training",
+    "benchmark",
+    "tool",
+    "web",
+    "code",
+    "math",
+    "research",
+    "hierarchical",
+    "critic",
+    "value",
+    "advantage",
+    "group",
+    "relative",
+]
 
 
 def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
@@ -72,7 +104,9 @@ def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
             w = csv.writer(f)
             w.writerow(["title", "authors", "year", "arxiv", "abstract"])
             for r in rows:
-                w.writerow([r["title"], "Doe, Jane; Roe, Rick", r["year"], r["arxiv"], "An abstract."])
+                w.writerow(
+                    [r["title"], "Doe, Jane; Roe, Rick", r["year"], r["arxiv"], "An abstract."]
+                )
         else:
             for i, r in enumerate(rows):
                 work = {
@@ -97,10 +131,25 @@ def bench_import(records: int, corpus_size: int, reps: int) -> list[dict[str, An
             with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
                 root = Path(tmp) / "corpus"
                 shutil.copytree(base, root, ignore=shutil.ignore_patterns("stats", "site"))
-                cmd = [str(BIN / "litcorpus"), "search", "import", str(export), "--root",
-                       str(root), "--source", fmt, "--query", "bench", "--date-run", "2026-12-01"]
+                cmd = [
+                    str(BIN / "litcorpus"),
+                    "search",
+                    "import",
+                    str(export),
+                    "--root",
+                    str(root),
+                    "--source",
+                    fmt,
+                    "--query",
+                    "bench",
+                    "--date-run",
+                    "2026-12-01",
+                ]
                 runs.append(measure(cmd, 1))  # fmt: skip
-        tool = {"seconds": min(r["seconds"] for r in runs), "peak_mib": max(r["peak_mib"] for r in runs)}
+        tool = {
+            "seconds": min(r["seconds"] for r in runs),
+            "peak_mib": max(r["peak_mib"] for r in runs),
+        }
         plain = measure([str(BIN / "python"), "-c", floor, str(export)], reps)
         out.append({
             "format": fmt, "records": records, "corpus": corpus_size, "import": tool,
@@ -181,14 +230,18 @@ def main() -> None:
     if args.records:
         result["import"] = bench_import(args.records, args.corpus, args.reps)
         for r in result["import"]:
+            t, f = r["import"], r["floor"]
             print(f"import {r['format']:<9} {r['records']:>7} records vs {r['corpus']} entries: "
-                  f"{r['import']['seconds']:.2f} s, {r['ratio']}x the floor "
-                  f"({r['floor']['seconds']:.2f} s), peak {r['import']['peak_mib']:.0f} MiB")  # fmt: skip
+                  f"{t['seconds']:.2f} s, {r['ratio']}x the floor ({f['seconds']:.2f} s), "
+                  f"peak {t['peak_mib']:.0f} MiB")  # fmt: skip
     if args.labelled.is_dir():
         peer = args.peer if args.peer.exists() else None
         result["simulate"] = bench_simulate(args.labelled, args.seeds, peer)
         for r in result["simulate"]:
-            line = f"simulate {r['dataset']:<16} ({r['relevant']}/{r['records']}): WSS@95 ours {r['ours']['wss@95']:.3f}"
+            line = (
+                f"simulate {r['dataset']:<16} ({r['relevant']}/{r['records']}): "
+                f"WSS@95 ours {r['ours']['wss@95']:.3f}"
+            )
             if "asreview" in r:
                 line += f", ASReview {r['asreview']['wss@95']:.3f}"
             print(line + f", random {r['random']['wss@95']:.3f}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..model.corpus import Corpus
 from ..model.problems import Problem
+from ..model.yamlio import leaves
 
 PREFIX = "ann_"
 MAX_BYTES = 4 << 20  # one short row per entry: far more than any second reader's file
@@ -27,6 +28,11 @@ def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[P
     rel = file.name
     with contextlib.suppress(ValueError, OSError, RuntimeError):  # RuntimeError: a link loop
         rel = (file.parent.resolve() / file.name).relative_to(corpus.root.resolve()).as_posix()
+    if leaves(file, corpus.root):
+        return None, [
+            Problem(rel, "symlink-outside", "symbolic link points outside the repository; "
+                    "it is not read", hint="commit the file itself")
+        ]  # fmt: skip
     try:
         info = file.stat()
         if not stat.S_ISREG(info.st_mode):  # a pipe or device would block or never end
@@ -34,11 +40,21 @@ def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[P
         if info.st_size > MAX_BYTES:
             size = f"file is {info.st_size:,} bytes; the limit is {MAX_BYTES:,}"
             return None, [Problem(rel, "agreement-invalid", size)]
-        with open(file, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f))
+        with open(file, encoding="utf-8-sig", newline="") as f:  # a spreadsheet's BOM is fine
+            reader = csv.reader(f)
+            table = [(reader.line_num, row) for row in reader if row]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         return None, [Problem(rel, "agreement-invalid", f"cannot read the file: {exc}")]
-    columns = list(rows[0]) if rows else []
+    columns = table[0][1] if table else []
+    problems = [
+        Problem(rel, "agreement-invalid", f"column '{name}' appears twice", 1, i + 1,
+                hint="keep one: a reader would take the last without a word")
+        for i, name in enumerate(columns)
+        if name in columns[:i]
+    ]  # fmt: skip
+    if problems:
+        return None, problems
+    rows = [(line, dict(zip(columns, row, strict=False))) for line, row in table[1:]]
     axes = [a.id for a in corpus.taxonomy.axes_for("paper")]
     rated = [c[len(PREFIX) :] for c in columns if c.startswith(PREFIX) and c[len(PREFIX) :] in axes]
     if "key" not in columns or not rated:
@@ -53,23 +69,28 @@ def agreement(corpus: Corpus, file: Path) -> tuple[dict[str, Any] | None, list[P
             )
         ]
     papers = {r.stem: r.data for r in corpus.of("paper")}
-    problems = [
-        Problem(
-            rel,
-            "agreement-invalid",
-            f"'{row['key']}' is not an entry of the corpus",
-            i + 2,
-            1,
-            "key",
-        )
-        for i, row in enumerate(rows)
-        if row["key"] not in papers
-    ]
+    line_of: dict[str, int] = {}
+    known = []
+    for line, row in rows:
+        key = row.get("key", "")
+        if key not in papers:
+            problems.append(
+                Problem(rel, "agreement-invalid", f"'{key}' is not an entry of the corpus",
+                        line, 1, "key")
+            )  # fmt: skip
+        elif key in line_of:
+            problems.append(
+                Problem(rel, "agreement-invalid",
+                        f"'{key}' is rated twice (lines {line_of[key]} and {line})", line, 1,
+                        "key", "keep one row per entry; only the first is counted")
+            )  # fmt: skip
+        else:
+            line_of[key] = line
+            known.append(row)
     result: dict[str, Any] = {"file": rel, "n": 0, "axes": []}
-    known = [row for row in rows if row["key"] in papers]
     result["n"] = len(known)
     for axis in rated:
-        pairs = [(str(papers[row["key"]].get(axis)), row[PREFIX + axis]) for row in known]
+        pairs = [(str(papers[row["key"]].get(axis)), row.get(PREFIX + axis, "")) for row in known]
         agreed = sum(a == b for a, b in pairs)
         result["axes"].append(
             {

@@ -9,7 +9,7 @@ evaluated on the live corpus, to say whether it still holds. Outcomes are worded
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..model.claimsfile import ALL_KINDS, Claim
@@ -78,17 +78,7 @@ class ClaimResult:
             "held": self.held,
             "revised": self.revised,
             "published": self.published.to_dict() if self.published else None,
-            "corrections": [
-                {
-                    "date": x.date,
-                    "entry": x.entry,
-                    "field": x.field,
-                    "was": x.was,
-                    "now": x.now,
-                    "why": x.why,
-                }
-                for x in c.corrections
-            ],  # fmt: skip
+            "corrections": [asdict(x) for x in c.corrections],
             "now": self.now.to_dict() if self.now else None,
             "since": self.since or None,
         }

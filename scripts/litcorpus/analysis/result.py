@@ -52,7 +52,8 @@ def analyse(
     """Check CORPUS and compute what it says; STATS asks for the statistics as well (for a
     valid corpus, or any corpus with STATS_IF_INVALID)."""
     report = validate_corpus(corpus, today, strict, progress)
-    searches = load_searches(corpus.root, today)
+    family = corpus.taxonomy.views.screening.axes.get("family_axis", "")
+    searches = load_searches(corpus.root, today, family)
     queue = load_queue(corpus.root, corpus.taxonomy)
     if corpus.as_of_day is None:  # a search's records may enter over days: check them whole
         report.extend(searches.problems)

@@ -14,6 +14,7 @@ from ..model.corpus import Corpus
 from ..model.query import describe, matches
 from ..model.taxonomy import Axis
 from ..model.views import GapTable, Views
+from ..model.yamlio import MAX_INT
 from .reader import reader_tables
 
 if TYPE_CHECKING:
@@ -28,8 +29,16 @@ def headline(corpus: Corpus) -> dict[str, int]:
     return {"retained": retained, "excluded": excluded, "audited": retained + excluded}
 
 
+def _fits(value: Any) -> bool:
+    """Whether VALUE fits the tables: an integer above MAX_INT is out-of-range in check, and
+    left out of the statistics that diff computes of a corpus with problems."""
+    return not isinstance(value, int) or abs(value) <= MAX_INT
+
+
 def _frame(corpus: Corpus, kind: str) -> pd.DataFrame:
-    rows = [{"key": r.stem, **r.data} for r in corpus.of(kind)]
+    rows = [
+        {"key": r.stem, **{k: v for k, v in r.data.items() if _fits(v)}} for r in corpus.of(kind)
+    ]
     return pd.DataFrame(rows).set_index("key", drop=False) if rows else pd.DataFrame()
 
 
@@ -199,7 +208,9 @@ def compute_stats(result: Result) -> dict[str, Any]:
     if views.trend and not papers.empty:
         field, by = views.trend
         axis = tax.axes[by]
-        table = pd.crosstab(papers[field].astype(int), papers[by].astype(str))
+        years = pd.to_numeric(papers[field], errors="coerce")  # diff: a corpus with problems
+        dated = years.notna() & (years % 1 == 0)
+        table = pd.crosstab(years[dated].astype(int), papers[by][dated].astype(str))
         table = table.reindex(columns=[v.id for v in axis.values], fill_value=0)
         out["trend"] = {
             "field": field,

@@ -13,20 +13,14 @@ from urllib.parse import SplitResult, urlsplit
 from ..model.corpus import Corpus, Record
 from ..model.problems import Problem, Report, choices_hint
 from ..model.taxonomy import Axis, FieldSpec, Taxonomy
+from ..model.text import character_problems, key_ok, parse_day
 from ..model.yamlio import FieldPath
 from ..parallel import map_slices, no_cycle_collection
 from ..progress import Progress
 from .dedupe import find_duplicates
 
-SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
-# C0 controls but the line feed, DEL and C1 controls: invisible, and harmful in every output.
-CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-# Bidirectional embeddings, overrides and isolates: they reorder how text is displayed.
-BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 # Characters a URL never holds as they are (RFC 3986): they would end a link early elsewhere.
 URL_UNSAFE = re.compile(r"[\s\"'<>{}\\^`|]")
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
-MAX_SLUG = 80
 
 
 class _RecordCheck:
@@ -115,26 +109,9 @@ class _RecordCheck:
                 stack += [((*path, i), v) for i, v in enumerate(value)]
             elif isinstance(value, str):
                 spec = fields.get(str(path[0]))
-                bad = CONTROL.search(value)
-                if bad is None and not (spec and spec.type == "text"):
-                    bad = re.search("\n", value)
-                if bad:
-                    self.problem(
-                        path,
-                        "control-character",
-                        f"holds the control character {bad.group()!r}",
-                        "a line break belongs only in text fields such as summary and notes"
-                        if bad.group() == "\n"
-                        else "delete it: most editors do not show it",
-                    )
-                bidi = BIDI.search(value)
-                if bidi:
-                    self.problem(
-                        path,
-                        "bidi-control",
-                        f"holds the bidirectional control U+{ord(bidi.group()):04X}",
-                        "delete it: it reorders how the text is shown",
-                    )
+                prose = spec is not None and spec.type == "text"
+                for code, message, hint in character_problems(value, prose):
+                    self.problem(path, code, message, hint)
 
     def evidence(self, spec: FieldSpec, value: Any, data: dict[str, Any]) -> None:
         """One item {source, quote, where} for each value tagged in SPEC's axes; no other."""
@@ -189,8 +166,7 @@ class _RecordCheck:
 
     def key(self, spec: FieldSpec, value: Any) -> None:
         stem, name = self.rec.stem, spec.id
-        pattern = re.compile(spec.pattern) if spec.pattern else SLUG
-        if not pattern.match(stem) or len(stem) > MAX_SLUG:
+        if not key_ok(stem, spec.pattern):
             self.problem(
                 (),
                 "unsafe-key",
@@ -297,10 +273,7 @@ class _RecordCheck:
             )
 
     def date(self, path: FieldPath, value: str, min_year: int | None) -> None:
-        try:
-            day = dt.date.fromisoformat(value) if DATE.match(value) else None
-        except ValueError:
-            day = None
+        day = parse_day(value)
         if day is None:
             self.problem(path, "bad-date", f"'{value}' is not a date", "write YYYY-MM-DD")
         elif day > self.today:

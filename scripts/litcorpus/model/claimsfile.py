@@ -15,7 +15,7 @@ from .corpus import Corpus
 from .problems import Problem
 from .query import NUMERIC, Where, filter_problems
 from .releases import LIVE, RELEASES_FILE
-from .sections import Section
+from .sections import Section, text_problems
 from .taxonomy import Taxonomy
 from .yamlio import Document, FieldPath, read_document
 
@@ -24,6 +24,7 @@ DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 ALL_KINDS = "all"  # a claim over every record kind (a headline count)
 CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect", "corrections")
 CORRECTION_FIELDS = ("date", "entry", "field", "was", "now", "why")
+TOP_FIELDS = ("claims", "prisma")
 FORMS = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
 
 
@@ -67,16 +68,18 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
     out = ClaimsFile()
     if not file.exists():
         return out
-    out.doc = doc = read_document(file, CLAIMS_FILE)
+    out.doc = doc = read_document(file, CLAIMS_FILE, root=corpus.root)
     out.problems += doc.problems
     if doc.data is None:
         return out
+    out.problems += text_problems(doc, CLAIMS_FILE)
     r = Section(doc, CLAIMS_FILE, "claim-invalid")
     data = doc.data
     if not isinstance(data, dict) or not isinstance(data.get("claims", []), list):
         r.bad((), "claims.yaml holds a mapping with a 'claims' list")
         out.problems += r.problems
         return out
+    r.known(data, (), TOP_FIELDS, "claims.yaml")
     tax = corpus.taxonomy
     keys = {kind: {rec.stem for rec in corpus.of(kind)} for kind in tax.kinds}
     snapshots = [rel.version for rel in corpus.releases.items]
@@ -126,17 +129,12 @@ def _claim(
     if not isinstance(raw, dict):
         r.bad(path, "a claim is a mapping")
         return None
-    for name in raw:
-        if name not in CLAIM_FIELDS:
-            r.problem(
-                (*path, name),
-                "unknown-field",
-                f"unknown claim field '{name}'",
-                f"allowed: {', '.join(CLAIM_FIELDS)}",
-            )
+    r.known(raw, path, CLAIM_FIELDS, "claim")
     cid, kind = raw.get("id"), raw.get("kind", next(iter(tax.kinds), ""))
-    if not isinstance(cid, str) or not cid:
+    if cid is None or cid == "":
         r.bad(path, "a claim needs an id")
+        return None
+    if not r.safe_id((*path, "id"), cid, "claim id"):  # it names an anchor and a table row
         return None
     if cid in seen:
         r.bad((*path, "id"), f"claim id '{cid}' is used twice")

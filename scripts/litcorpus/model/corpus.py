@@ -19,7 +19,8 @@ from ..progress import Progress
 from .problems import Problem
 from .releases import RELEASES_FILE, Releases, load_releases
 from .taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
-from .yamlio import Document, read_document
+from .text import parse_day
+from .yamlio import Document, leaves, read_document
 
 # the files beside the records that the corpus hash covers (claims and searches are read by
 # modules that import this one)
@@ -47,10 +48,7 @@ class Record:
     @property
     def added(self) -> dt.date | None:
         """The day the record entered the corpus (None when it does not say so validly)."""
-        try:
-            return dt.date.fromisoformat(str(self.data.get("added")))
-        except ValueError:
-            return None
+        return parse_day(self.data.get("added"))
 
 
 @dataclass(slots=True)
@@ -115,20 +113,11 @@ def find_root(start: Path | None = None) -> Path:
     return here
 
 
-def _leaves(link: Path, real_root: Path) -> bool:
-    """Whether LINK resolves outside REAL_ROOT; a loop does not resolve, and reading it fails."""
-    try:
-        return not link.resolve().is_relative_to(real_root)
-    except (OSError, RuntimeError):  # RuntimeError: a symlink loop on Python < 3.13
-        return False
-
-
 def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[Path, str]]:
     folder = root / dirname
-    if not folder.is_dir():
+    if not dirname or not folder.is_dir():  # no folder: taxonomy.yaml names none it may read
         return
-    real_root = root.resolve()
-    if folder.is_symlink() and _leaves(folder, real_root):
+    if leaves(folder, root):
         problems.append(
             Problem(
                 f"{dirname}/",
@@ -152,7 +141,7 @@ def _files(root: Path, dirname: str, problems: list[Problem]) -> Iterator[tuple[
                     )
                 )
             continue
-        if entry.is_symlink() and _leaves(entry, real_root):
+        if leaves(entry, root):
             problems.append(
                 Problem(
                     rel,

@@ -10,6 +10,7 @@ CODES: dict[str, str] = {
     "add-refused": "An entry to add duplicates a record or another entry of the input.",
     "unreadable-input": "An input that is missing, not a regular file, too large or not UTF-8.",
     "arxiv-unavailable": "The arXiv API could not be reached or answered with no paper.",
+    "arxiv-bad-answer": "The arXiv API answered with something other than the paper asked for.",
     "readme-markers": "README.md lacks the markers around its generated list.",
     "bad-as-of": "An --as-of that names no release, or a day before the first record.",
     "release-refused": "A release that cannot be made: the corpus has problems or it exists.",

@@ -26,7 +26,7 @@ CODES: dict[str, str] = {
     "yaml-tag": "The file uses an explicit YAML tag.",
     "too-deep": "The file nests deeper than a record can.",
     "duplicate-yaml-key": "A mapping holds the same key twice.",
-    "symlink-outside": "A record file is a link to a place outside the repository.",
+    "symlink-outside": "A file the corpus reads is a link to a place outside the repository.",
     "unexpected-file": "A file in a record folder that is not a record; it is not read.",
     "wrong-extension": "A record file that ends in .yml rather than .yaml.",
     "not-a-mapping": "The document is not a mapping of fields.",
@@ -46,6 +46,7 @@ CODES: dict[str, str] = {
     "missing-evidence": "A tagged value (an orchestration sub-decision) with no evidence item.",
     "stray-evidence": "An evidence item for a value that no axis tags.",
     "unsafe-key": "A file name that is not a safe key.",
+    "unsafe-id": "An id of taxonomy.yaml or claims.yaml that names a file and is not a safe slug.",
     "key-mismatch": "The key field differs from the file name.",
     "whitespace": "Text with leading or trailing spaces.",
     "control-character": "Text holding a control character (NUL, C0, C1), or a line break "

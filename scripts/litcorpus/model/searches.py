@@ -15,11 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import Problem
-from .sections import Section
+from .sections import Section, text_problems
+from .text import parse_day
 from .yamlio import Document, read_document
 
 SEARCHES_FILE = "searches.yaml"
 SEARCH_ID = re.compile(r"S\d{3,}\Z")
+SEARCH_FIELDS = ("id", "source", "query", "date_run", "records_found", "duplicates")
+# What `search import` adds: where the records came from, how PRISMA counts the search, the
+# export it read (name and digest); and the query family, named after its taxonomy axis.
+IMPORT_FIELDS = ("database", "method", "file", "sha256")
 
 
 # How PRISMA 2020 counts a search: in the databases arm, or among other methods (websites such
@@ -47,16 +52,20 @@ class Searches:
     doc: Document = field(default_factory=Document)
 
 
-def load_searches(root: Path, today: dt.date | None = None) -> Searches:
-    """Read and check ROOT/searches.yaml (an absent file logs no search)."""
+def load_searches(root: Path, today: dt.date | None = None, family_field: str = "") -> Searches:
+    """Read and check ROOT/searches.yaml (an absent file logs no search); FAMILY_FIELD is the
+    query-family axis a search may name."""
     file = root / SEARCHES_FILE
-    if not file.exists():
+    if not file.is_symlink() and not file.exists():
         return Searches()
-    doc = read_document(file, SEARCHES_FILE)
+    doc = read_document(file, SEARCHES_FILE, root=root)
     r = Section(doc, SEARCHES_FILE, "search-invalid")
-    out = Searches(doc=doc, problems=[*doc.problems])
+    out = Searches(doc=doc, problems=[*doc.problems, *text_problems(doc, SEARCHES_FILE)])
+    r.known(r.data, (), ("searches",), "searches.yaml")
     today = today or dt.date.today()
     for path, item in r.items(r.data, (), "searches", list):
+        allowed = (*SEARCH_FIELDS, *IMPORT_FIELDS, *([family_field] if family_field else []))
+        r.known(item, path, allowed, "search")
         sid = str(item.get("id", ""))
         if not SEARCH_ID.match(sid):
             r.bad((*path, "id"), f"'{sid}' is not a search id", "S001, S002, ...")
@@ -65,9 +74,8 @@ def load_searches(root: Path, today: dt.date | None = None) -> Searches:
             r.bad((*path, "id"), f"search {sid} is logged twice")
             continue
         source, query = r.get(item, path, "source", str), r.get(item, path, "query", str)
-        try:
-            day = dt.date.fromisoformat(str(item.get("date_run")))
-        except ValueError:
+        day = parse_day(item.get("date_run"))
+        if day is None:
             r.bad((*path, "date_run"), f"'{item.get('date_run')}' is not a date", "YYYY-MM-DD")
             continue
         if day > today:

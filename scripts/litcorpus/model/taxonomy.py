@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .problems import Problem
-from .sections import Section
+from .sections import Section, text_problems
 from .yamlio import Document, FieldPath, read_document
 
 if TYPE_CHECKING:
@@ -137,30 +137,26 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
     schemes = {}
     for path, s in r.items(root, (), "id_schemes", dict):
         sid = str(path[-1])
-        try:
-            pattern = re.compile(r.get(s, path, "pattern", str))
-        except re.error as exc:
-            r.problem((*path, "pattern"), "taxonomy-invalid", f"bad regular expression: {exc}")
-            pattern = re.compile(r"\A\Z")
-        suffix = r.get(s, path, "version_suffix", str, None)
+        suffix = _pattern(r, s, path, "version_suffix")
         schemes[sid] = IdScheme(
             sid,
             r.get(s, path, "label", str),
-            pattern,
+            _pattern(r, s, path, "pattern", required=True) or re.compile(r"\A\Z"),
             r.get(s, path, "example", str),
             r.get(s, path, "url", str),
-            re.compile(suffix) if suffix else None,
+            suffix,
         )
     kinds = {}
     for path, k in r.items(root, (), "kinds", dict):
         fields = {}
         for fpath, f in r.items(k, path, "fields", list):
+            pattern = _pattern(r, f, fpath, "pattern")
             spec = FieldSpec(
                 r.get(f, fpath, "id", str),
                 r.get(f, fpath, "type", str),
                 r.get(f, fpath, "required", bool, False),
                 r.get(f, fpath, "description", str, ""),
-                r.get(f, fpath, "pattern", str, None),
+                pattern.pattern if pattern else None,
                 r.get(f, fpath, "min", int, None),
                 r.get(f, fpath, "max_years_ahead", int, None),
                 tuple(map(str, r.get(f, fpath, "axes", list, []))),
@@ -178,10 +174,14 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
                 r.problem(fpath, "taxonomy-duplicate-id", f"field '{spec.id}' declared twice")
             fields[spec.id] = spec
         kid = str(path[-1])
+        r.safe_id(path, kid, "record kind")
+        folder = r.get(k, path, "dir", str)
+        if not r.safe_id((*path, "dir"), folder, "record folder"):
+            folder = ""  # never read or written: its records are not loaded
         kinds[kid] = Kind(
             kid,
             r.get(k, path, "label", str),
-            r.get(k, path, "dir", str),
+            folder,
             r.get(k, path, "key_field", str),
             r.get(k, path, "title_field", str),
             fields,
@@ -217,6 +217,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
             families,
             r.get(a, path, "short", str, ""),
         )
+        r.safe_id((*path, "id"), axis.id, "axis id")
         if axis.id in axes:
             r.problem((*path, "id"), "taxonomy-duplicate-id", f"axis '{axis.id}' declared twice")
         axes[axis.id] = axis
@@ -224,6 +225,20 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
     tax = Taxonomy(str(root.get("version", "")), kinds, axes, schemes, doc)
     _check_references(r, tax)
     return tax, r.problems
+
+
+def _pattern(
+    r: Section, m: dict[str, Any], path: FieldPath, key: str, required: bool = False
+) -> re.Pattern[str] | None:
+    """M[KEY] compiled as a regular expression; a problem (and None) when it is not one."""
+    text = r.get(m, path, key, str, ... if required else None)
+    if not text:
+        return None
+    try:
+        return re.compile(text)
+    except (re.error, RecursionError, OverflowError) as exc:
+        r.bad((*path, key), f"bad regular expression: {exc}", "check its brackets and escapes")
+        return None
 
 
 def _check_axis(r: Section, axis: Axis, path: FieldPath) -> None:
@@ -306,22 +321,9 @@ def _check_references(r: Section, tax: Taxonomy) -> None:
 
 def load_taxonomy(root: Path) -> tuple[Taxonomy, list[Problem]]:
     """Load and self-check ROOT/taxonomy.yaml."""
-    doc = read_document(root / TAXONOMY_FILE, TAXONOMY_FILE)
+    doc = read_document(root / TAXONOMY_FILE, TAXONOMY_FILE, root=root)
     tax, problems = parse_taxonomy(doc)
-    for path, (kind, raw) in doc.implicit.items():
-        if kind != "int" and raw.lower() not in ("true", "false"):
-            line, col = doc.where(path)
-            problems.append(
-                Problem(
-                    TAXONOMY_FILE,
-                    "implicit-type",
-                    f"unquoted {raw} is read by YAML as a {kind}",
-                    line,
-                    col,
-                    ".".join(map(str, path)),
-                    f'quote it: "{raw}"',
-                )
-            )
+    problems += text_problems(doc, TAXONOMY_FILE)
     tax.views, view_problems = _views().load_views(tax)
     return tax, [*doc.problems, *problems, *view_problems]
 

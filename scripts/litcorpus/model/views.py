@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from .problems import Problem, did_you_mean
@@ -217,10 +218,11 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         seq = raw.get(key) or []
         out: list[tuple[FieldPath, dict[str, Any]]] = []
         for i, item in enumerate(seq if isinstance(seq, list) else []):
-            if isinstance(item, dict) and isinstance(item.get("id"), str):
-                out.append((("stats", key, i), item))
-            else:
-                bad(("stats", key, i), f"each {key} entry is a mapping with an id")
+            path: FieldPath = ("stats", key, i)
+            if not (isinstance(item, dict) and "id" in item):
+                bad(path, f"each {key} entry is a mapping with an id")
+            elif r.safe_id((*path, "id"), item["id"], f"{key} id"):  # it names table files
+                out.append((path, item))
         return out
 
     if not isinstance(raw, dict):
@@ -275,6 +277,8 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         if not isinstance(reg, dict):
             bad(rpath, "a regime is a mapping with id, label and where")
             continue
+        if not r.safe_id((*rpath, "id"), reg.get("id"), "regime id"):
+            continue
         where = reg.get("where") or {}
         filter_problems(where, tax, "paper", r, (*rpath, "where"))
         views.regimes.append(Regime(str(reg.get("id")), str(reg.get("label")), where))
@@ -292,7 +296,7 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
             views.prisma = {k: str(v) for k, v in prisma.items()}
     agreement = raw.get("agreement")
     if isinstance(agreement, dict) and agreement.get("file"):
-        views.agreement_file = str(agreement["file"])
+        views.agreement_file = _inside(r, ("stats", "agreement", "file"), agreement["file"])
         views.agreement_method = str(agreement.get("method") or "")
     reader = raw.get("reader")
     if isinstance(reader, dict):
@@ -300,6 +304,15 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
     elif reader is not None:
         bad(("stats", "reader"), "'reader' must be a mapping")
     return views, problems
+
+
+def _inside(r: Section, path: FieldPath, value: Any) -> str | None:
+    """VALUE when it is a relative path that stays in the repository (a problem if not)."""
+    parts = PurePosixPath(str(value)).parts
+    if str(value).startswith("/") or ".." in parts or "\\" in str(value) or not parts:
+        r.bad(path, f"'{value}' is not a path inside the repository", "e.g. reviews/reader.csv")
+        return None
+    return str(value)
 
 
 def _reader(

@@ -3,9 +3,10 @@
 YAML 1.1 silently retypes plain scalars (`yes` -> True, `2412.01920` -> 2412.0192, dates). This
 reader keeps such scalars as their text and records them in `Document.implicit`, so the
 validator can ask for quotes where another YAML reader would change the value. Decimal integers
-become ints, empty scalars None. Anchors and aliases, unknown tags, duplicate keys, deep
-nesting, oversized files and files of too many items, binary and non-UTF-8 files, and pipes or
-devices, become problems instead of exceptions.
+become ints, empty scalars None. Anchors and aliases, unknown tags (on keys too), duplicate
+keys, deep nesting, integers beyond what the outputs hold, oversized files and files of too many
+items, binary and non-UTF-8 files, pipes or devices, and links out of the repository, become
+problems instead of exceptions.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ FieldPath = tuple[str | int, ...]
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 32
 MAX_ITEMS = 20_000  # parse events (scalars, lists, mappings): records hold a few hundred
+# The largest integer every output holds exactly (a double, JavaScript's Number): beyond it,
+# tables, figures and the site would round it or fail.
+MAX_INT = 2**53 - 1
 SCAN_FROM = 64 << 10  # files this large are counted before they are composed
 _CORE = "tag:yaml.org,2002:"
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
@@ -72,8 +76,20 @@ def _line_of(raw: bytes, offset: int) -> int:
     return raw.count(b"\n", 0, offset) + 1
 
 
-def read_document(file: Path, rel: str, max_bytes: int = MAX_BYTES) -> Document:
-    """Read and parse one YAML file; never raises for bad content."""
+def leaves(path: Path, root: Path) -> bool:
+    """Whether PATH is a link that resolves outside ROOT; a loop does not resolve (reading it
+    fails, and says so)."""
+    try:
+        return path.is_symlink() and not path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop on Python < 3.13
+        return False
+
+
+def read_document(
+    file: Path, rel: str, max_bytes: int = MAX_BYTES, root: Path | None = None
+) -> Document:
+    """Read and parse one YAML file; never raises for bad content. Given ROOT, a file that is
+    a link to a place outside it is not read."""
     doc = Document()
 
     def fail(
@@ -86,6 +102,12 @@ def read_document(file: Path, rel: str, max_bytes: int = MAX_BYTES) -> Document:
         doc.problems.append(Problem(rel, code, message, line, column, hint=hint))
         return doc
 
+    if root is not None and leaves(file, root):
+        return fail(
+            "symlink-outside",
+            "symbolic link points outside the repository; it is not read",
+            "commit the file itself",
+        )
     try:
         info = file.stat()
         if not stat.S_ISREG(info.st_mode):  # a pipe or device would block or never end
@@ -210,6 +232,11 @@ class _Walker:
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key_node.tag not in _KNOWN_TAGS:  # `!custom venue: arXiv`: the key is not plain
+                self.problem(
+                    key_node, "yaml-tag", f"unsupported YAML tag {key_node.tag}", "remove the tag"
+                )
+                continue
             if not isinstance(key, str):
                 self.problem(key_node, "yaml-syntax", "mapping keys must be plain text")
                 continue
@@ -238,7 +265,15 @@ class _Walker:
         self.doc.implicit[path] = (kind, text)
         if kind == "int" and _DECIMAL.match(text):
             try:
-                return int(text)
+                number = int(text)
             except ValueError:  # more digits than Python converts: kept as text
                 return text
+            if abs(number) > MAX_INT:
+                self.problem(
+                    node,
+                    "out-of-range",
+                    f"{text[:20]}{'...' if len(text) > 20 else ''} is too large for the tables",
+                    f"a whole number holds at most {MAX_INT:,}",
+                )
+            return number
         return text

@@ -126,16 +126,22 @@ def render_readme(corpus: Corpus, current: str) -> str:
     return head + generate_block(corpus, tail_headings) + tail
 
 
-def update_readme(corpus: Corpus, path: Path, check_only: bool = False) -> bool:
-    """Rewrite the generated block; True when README.md changed (or would change). The
-    caller holds the corpus lock (outputs.corpus_lock) when it writes."""
+def readme_text(corpus: Corpus, path: Path) -> tuple[str, str]:
+    """README.md as it is, and with the generated block made anew (ReadmeError when it cannot
+    be read or lacks its markers)."""
     try:
         current = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ReadmeError(
             "unreadable-input", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
         ) from exc
-    new = render_readme(corpus, current)
+    return current, render_readme(corpus, current)
+
+
+def update_readme(corpus: Corpus, path: Path, check_only: bool = False) -> bool:
+    """Rewrite the generated block; True when README.md changed (or would change). The
+    caller holds the corpus lock (outputs.corpus_lock) when it writes."""
+    current, new = readme_text(corpus, path)
     if new != current and not check_only:
         write_file(path, new.encode(), clean=True)
     return new != current

@@ -19,8 +19,27 @@ import re
 import unicodedata
 from typing import Any
 
-COMPOUND = re.compile(r"\w+(?:-\w+)+")
+WORDS_AND_HYPHENS = re.compile(r"[\w-]+")  # one pass, no backtracking: linear in the text
 NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _compounds(text: str) -> list[str]:
+    """Each hyphenated word of TEXT written whole: words joined by single hyphens
+    ('multi-agent' -> 'multiagent'; 'a--b' joins nothing). A run of word characters and
+    hyphens is split once, so a long word costs its length, not its square."""
+    out = []
+    for run in WORDS_AND_HYPHENS.findall(text):
+        if "-" not in run:
+            continue
+        group: list[str] = []
+        for part in [*run.split("-"), ""]:  # an empty part (a double or end hyphen) ends one
+            if part:
+                group.append(part)
+                continue
+            if len(group) > 1:
+                out.append("".join(group))
+            group = []
+    return out
 
 
 def fold(text: str) -> str:
@@ -29,8 +48,7 @@ def fold(text: str) -> str:
     plain = "".join(
         c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
     ).lower()
-    joined = [m.group(0).replace("-", "") for m in COMPOUND.finditer(plain)]
-    return NOT_WORD.sub(" ", " ".join([plain, *joined])).strip()
+    return NOT_WORD.sub(" ", " ".join([plain, *_compounds(plain)])).strip()
 
 
 def search_doc(e: dict[str, Any]) -> list[str]:

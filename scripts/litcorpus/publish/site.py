@@ -179,6 +179,6 @@ def write_site(
         outputs.TOOL,
         "site",
         outputs.keep(corpus),
-        outputs.record_folders(corpus),
+        outputs.input_folders(corpus),
         progress,
     )

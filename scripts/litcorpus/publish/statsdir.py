@@ -106,7 +106,7 @@ def write_stats(
         outputs.TOOL,
         "stats",
         outputs.keep(corpus),
-        outputs.record_folders(corpus),
+        outputs.input_folders(corpus),
         progress,
     )
     return written

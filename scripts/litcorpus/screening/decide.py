@@ -263,7 +263,7 @@ def _effect(q: Queued, d: dict[str, Any]) -> str:
 
 def _search_family(corpus: Corpus, sid: str) -> str | None:
     """The query family the search was logged with (its field is named after the axis)."""
-    searches = load_searches(corpus.root)
+    searches = load_searches(corpus.root, family_field=_rules(corpus).axes.get("family_axis", ""))
     doc = searches.doc.data if isinstance(searches.doc.data, dict) else {}
     axis = _rules(corpus).axes["family_axis"]
     for item in doc.get("searches") or []:

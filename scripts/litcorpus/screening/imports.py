@@ -125,7 +125,7 @@ def import_search(
         raise ImportRefused("search-refused", f"--date-run {date_run} lies in the future")
     if not query.strip():
         raise ImportRefused("search-refused", "--query is empty", "give the query as it was run")
-    searches = load_searches(root, today)
+    searches = load_searches(root, today, tax.views.screening.axes.get("family_axis", ""))
     queue = load_queue(root, tax)
     problems = searches.problems + queue.problems
     if problems:

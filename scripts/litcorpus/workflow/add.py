@@ -26,10 +26,10 @@ from rapidfuzz import fuzz
 from safewrite.files import write_new_files
 
 from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
-from ..check.validate import MAX_SLUG, SLUG
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.queue import load_queue
+from ..model.text import MAX_SLUG, SLUG
 from ..publish.outputs import JOURNAL
 from ..sources.atom import atom_records
 from ..sources.bibtex import bibtex_records
@@ -38,7 +38,7 @@ from ..sources.found import SourceError
 from ..sources.found import arxiv_id as arxiv_id_of
 
 ARXIV_API = os.environ.get("LITCORPUS_ARXIV_API", "https://export.arxiv.org/api/query")
-MAX_ANSWER = 4 << 20  # an answer for one id is a few kilobytes
+MAX_ARXIV = 4 << 20  # the API's answer for one paper is a few kilobytes
 STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "via", "towards"}
 
 
@@ -94,6 +94,11 @@ def drafts_from_bibtex(text: str) -> list[Draft]:
     return [Draft(f.where, f.facts(), key=f.key) for f in found]
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 3] + "..."
+
+
 def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str:
     """The arXiv API's answer for one id (new style, or old style such as cs/0112017)."""
     if arxiv_id_of(arxiv_id) != re.sub(r"v\d+$", "", arxiv_id.strip()):
@@ -105,7 +110,7 @@ def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str
     url = f"{api}?id_list={urllib.parse.quote(arxiv_id.strip(), safe='/.')}&max_results=1"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            raw = response.read(MAX_ANSWER + 1)
+            body = bytes(response.read(MAX_ARXIV + 1))
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise AddError(
@@ -113,35 +118,44 @@ def fetch_arxiv(arxiv_id: str, api: str = ARXIV_API, timeout: float = 20) -> str
             f"cannot reach the arXiv API at {api} ({reason}); are you offline? "
             "Use --bibtex with the paper's BibTeX instead",
         ) from exc
+    if len(body) > MAX_ARXIV:
+        raise AddError(
+            "arxiv-bad-answer",
+            f"the arXiv API answered with more than {MAX_ARXIV:,} bytes for one paper; "
+            "nothing was written",
+        )
     try:
-        return str(raw[:MAX_ANSWER].decode("utf-8"))
+        return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AddError(
-            "arxiv-unavailable",
-            f"the arXiv API answered with text that is not UTF-8 (byte {exc.start}); "
-            "nothing was written",
+            "arxiv-bad-answer",
+            f"the arXiv API answered with text that is not UTF-8 (byte {body[exc.start]:#04x} "
+            f"at {exc.start}); nothing was written",
             "try again later, or use --bibtex",
         ) from exc
 
 
 def drafts_from_arxiv(atom: str, requested: str | None = None) -> list[Draft]:
-    """The one paper the arXiv API's answer ATOM holds for id REQUESTED (any other entry in
-    the answer is refused: the API answered something else)."""
+    """The draft of the paper REQUESTED (any version) from the API's answer ATOM; an answer
+    that holds anything else, or not that paper, is refused (AddError), whole."""
     try:
         found = atom_records(atom, "the arXiv API's answer")
     except SourceError as exc:
-        raise AddError("arxiv-unavailable", exc.message, exc.hint) from exc
-    want = arxiv_id_of(requested) if requested else None
-    mine = [f for f in found if want is None or f.ids.get("arxiv") == want]
-    if not mine:
+        raise AddError("arxiv-unavailable", _one_line(exc.message), exc.hint) from exc
+    if not found:
         raise AddError("arxiv-unavailable", "the arXiv API returned no entry for this id")
-    if want is not None and len(found) != 1:
+    wanted = arxiv_id_of(requested) if requested else None
+    others = [str(f.ids.get("arxiv")) for f in found if f.ids.get("arxiv") != wanted]
+    if wanted and (others or len(found) != 1):
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         raise AddError(
-            "arxiv-unavailable",
-            f"the arXiv API answered {len(found)} entries for {want}; nothing was written",
-            "try again later, or use --bibtex",
+            "arxiv-bad-answer",
+            f"the arXiv API answered {wanted} with {len(found)} entries"
+            + (f", for {shown}" if others else "")
+            + "; nothing was written",
+            "try again later, or use --bibtex with the paper's BibTeX",
         )
-    return [Draft(f"arXiv {f.ids['arxiv']}", f.facts()) for f in mine]
+    return [Draft(f"arXiv {f.ids['arxiv']}", f.facts()) for f in found]
 
 
 _FOLD = str.maketrans(

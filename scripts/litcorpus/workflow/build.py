@@ -3,8 +3,13 @@ stats/, the README list and site/ are published from that one result.
 
 When nothing that goes into them changed since the last build (the corpus's files, the
 README's hand-written part, the toolkit's own code and the libraries that draw and render)
-and every output is as that build left it, the build only says so. The record of the last
-build is kept in the cache folder (publish.outputs.cache_dir).
+and every output is as that build left it, whole, the build only says so. The record of the
+last build is kept in the cache folder (publish.outputs.cache_dir).
+
+A build holds the corpus lock for its whole run: builds (and add, readme, release) take turns,
+and a build that waited finds the one before it did its work. Every output is checked before
+any is written (the folders may be replaced, README.md has its markers, nothing is read-only),
+so a refused output costs no other.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -21,12 +27,13 @@ from pathlib import Path
 from ..model.corpus import CORPUS_FILES
 from ..model.problems import Report
 from ..progress import Progress
-from ..publish.outputs import cache_dir
+from ..publish.outputs import INPUT_FOLDERS as OTHER_INPUTS
+from ..publish.outputs import TOOL, cache_dir
 
 PACKAGES = ("litcorpus", "safewrite", "orchtrace")  # the code whose change changes the outputs
 LIBRARIES = ("matplotlib", "jinja2", "pandas", "pylatexenc", "bibtexparser")
 INPUT_FILES = (*CORPUS_FILES, "README.md")
-INPUT_FOLDERS = ("papers", "exclusions", "reviews", "traces")
+INPUT_FOLDERS = ("papers", "exclusions", *OTHER_INPUTS)
 OUTPUTS = ("stats", "site")
 
 
@@ -100,13 +107,20 @@ def _stamp_file(root: Path) -> Path:
 
 
 def up_to_date(root: Path) -> tuple[bool, str]:
-    """Whether the last build's outputs stand as they are; and the inputs' fingerprint."""
+    """Whether the last build's outputs stand as they are, whole; and the inputs' fingerprint."""
+    from safewrite.tree import whole
+
     print_ = fingerprint(root)
     try:
         stamp = json.loads(_stamp_file(root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False, print_
-    same = stamp.get("fingerprint") == print_ and stamp.get("outputs") == _outputs_state(root)
+    same = (
+        isinstance(stamp, dict)
+        and stamp.get("fingerprint") == print_
+        and stamp.get("outputs") == _outputs_state(root)
+        and all(whole(root / name, TOOL, name) for name in OUTPUTS)
+    )
     return same, print_
 
 
@@ -125,14 +139,25 @@ def _remember(root: Path, print_: str) -> None:
 
 def build(root: Path, progress: Progress | None = None, force: bool = False) -> Built:
     """Check the corpus below ROOT strictly and write stats/, README.md's list and site/ from
-    one analysis; nothing is written when the corpus has problems or a claim is broken."""
+    one analysis; nothing is written when the corpus has problems, a claim is broken or an
+    output is refused."""
+    from ..publish.outputs import BUILD_WAIT, corpus_lock
+
+    with corpus_lock(root, BUILD_WAIT):
+        return _build(root, progress, force)
+
+
+def _build(root: Path, progress: Progress | None, force: bool) -> Built:
     same, print_ = up_to_date(root)
     if same and not force:
         return Built(up_to_date=True)
+    from safewrite.files import write_file
+    from safewrite.paths import check_writable
+    from safewrite.tree import check_tree
+
     from ..analysis.result import analyse
     from ..model.corpus import load_corpus
-    from ..publish import readme, site, statsdir
-    from ..publish.outputs import corpus_lock
+    from ..publish import outputs, readme, site, statsdir
 
     result = analyse(load_corpus(root, progress), strict=True, progress=progress)
     if not result.report.ok:
@@ -140,12 +165,37 @@ def build(root: Path, progress: Progress | None = None, force: bool = False) -> 
     broken = [c.claim.id for c in result.claims if not c.held]
     if broken:
         return Built(broken=broken)
-    result.corpus.forget_positions()
+    corpus = result.corpus
+    corpus.forget_positions()
+    keep, no_inside = outputs.keep(corpus), outputs.input_folders(corpus)
+    for name in OUTPUTS:  # every output is checked before any is written
+        check_tree(root / name, TOOL, name, keep, no_inside)
+    readme_path = root / "README.md"
+    current, new_readme = readme.readme_text(corpus, readme_path)
+    if new_readme != current:
+        check_writable(readme_path.parent)
+        check_writable(readme_path)
     files = statsdir.stats_files(result)
     built = Built()
     built.written["stats"] = statsdir.write_stats(result, root / "stats", progress, files)
-    with corpus_lock(root):
-        built.readme = readme.update_readme(result.corpus, root / "README.md")
-    built.written["site"] = site.write_site(result, root / "site", progress, files)[1]
+    with _written_before("stats/ was written"):
+        if new_readme != current:
+            write_file(readme_path, new_readme.encode(), clean=True)
+            built.readme = True
+    with _written_before("stats/ and README.md were written"):
+        built.written["site"] = site.write_site(result, root / "site", progress, files)[1]
     _remember(root, print_)
     return built
+
+
+@contextmanager
+def _written_before(done: str) -> Iterator[None]:
+    """A write that fails (a full disk) after DONE were written says so: they stand, whole."""
+    from safewrite.errors import OutputError
+
+    try:
+        yield
+    except OutputError as exc:
+        raise OutputError(
+            exc.code, f"{exc.message} ({done}; run the build again)", exc.hint
+        ) from exc

@@ -2,11 +2,15 @@
 
 Each URL is ok, redirected (with its target), dead (404, 410), unverifiable (bot protection:
 401, 403, 429 or 503 from hosts known to block robots) or error (DNS, TLS, refused, timeout,
-other statuses). Results are cached for a day in .cache/links.json below the root.
+other statuses). The timeout bounds a whole request, not each read: a server that drips its
+answer a byte at a time is cut off when the time is up. Results are cached for a day in
+.cache/links.json below the root; a cache that is not what this module writes is ignored.
 """
 
 from __future__ import annotations
 
+import http.client
+import io
 import json
 import socket
 import ssl
@@ -65,6 +69,75 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # report redirects instead of following them
 
 
+class _Deadline:
+    """A connected socket whose reads and writes wait only for what is left of one deadline
+    (http.client reads the answer through makefile, so it reads through here)."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self._sock, self._deadline = sock, deadline
+
+    def arm(self) -> None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out")
+        self._sock.settimeout(left)
+
+    def sendall(self, data: Any, flags: int = 0) -> None:
+        self.arm()
+        self._sock.sendall(data, flags)
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock.makefile("rb", buffering=0), self))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The socket's own reader, armed with what is left of the deadline before each read."""
+
+    def __init__(self, raw: Any, sock: _Deadline) -> None:
+        super().__init__()
+        self._raw, self._sock = raw, sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        self._sock.arm()
+        return int(self._raw.readinto(buffer))
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection whose timeout is one deadline for the whole exchange."""
+
+    def connect(self) -> None:
+        deadline = time.monotonic() + float(self.timeout or 10.0)
+        super().connect()
+        self.sock = _Deadline(self.sock, deadline)
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    def connect(self) -> None:
+        deadline = time.monotonic() + float(self.timeout or 10.0)
+        super().connect()
+        self.sock = _Deadline(self.sock, deadline)
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(_HTTPConnection, req)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def https_open(self, req: Any) -> Any:
+        return self.do_open(_HTTPSConnection, req, context=getattr(self, "_context", None))
+
+
 def collect_urls(corpus: Corpus) -> dict[str, list[str]]:
     """Every URL of every record, with the records that hold it."""
     urls: dict[str, list[str]] = {}
@@ -79,7 +152,7 @@ def collect_urls(corpus: Corpus) -> dict[str, list[str]]:
 def check_url(
     url: str, timeout: float = 10.0, retries: int = 2, protected: frozenset[str] = BOT_PROTECTED
 ) -> LinkResult:
-    opener = urllib.request.build_opener(_NoRedirect)
+    opener = urllib.request.build_opener(_NoRedirect, _HTTP, _HTTPS)
     try:
         host = urlsplit(url).hostname or ""
     except ValueError:  # an unclosed IPv6 bracket, a bad port
@@ -127,11 +200,31 @@ def check_url(
             return LinkResult(url, "error", detail=str(exc))
 
 
+_CACHED: dict[str, Any] = {  # what each cached result holds
+    "url": str,
+    "status": str,
+    "code": (int, type(None)),
+    "target": (str, type(None)),
+    "detail": str,
+    "checked_at": (int, float),
+}
+
+
 def _load_cache(path: Path) -> dict[str, dict[str, Any]]:
+    """The cached results, each as check_links wrote it; anything else is left out."""
     try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return {
+        url: hit
+        for url, hit in (raw.items() if isinstance(raw, dict) else [])
+        if isinstance(hit, dict)
+        and set(hit) == set(_CACHED)
+        and all(isinstance(hit[k], t) and not isinstance(hit[k], bool) for k, t in _CACHED.items())
+        and hit["url"] == url
+        and hit["status"] in ("ok", "redirected", "dead", "unverifiable", "error")
+    }
 
 
 def check_links(

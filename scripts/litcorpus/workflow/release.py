@@ -6,6 +6,10 @@ recorded git ref when the repository still has it; otherwise from the records' `
 (additions only: without the old state, retags cannot be seen). A release is refused, with
 nothing written, when the corpus has problems, the version exists or is not newer, or the
 date is in the future or before the previous release.
+
+releases.yaml is written first: it holds everything the other two files say. A run killed
+after it leaves a release that `check` reports as unfinished; running the same release again
+writes the CHANGELOG.md section and CITATION.cff from the recorded release.
 """
 
 from __future__ import annotations
@@ -24,12 +28,19 @@ from ..analysis.result import analyse
 from ..model.corpus import Corpus, load_corpus
 from ..model.errors import CommandError
 from ..model.naming import plain_value
-from ..model.releases import RELEASES_FILE, VERSION, Release
+from ..model.releases import (
+    CHANGELOG,
+    CITATION,
+    RELEASES_FILE,
+    TAG,
+    Release,
+    load_releases,
+    unfinished,
+    version_key,
+)
+from ..model.text import character_problems
+from ..publish.escape import md_text
 from .diff import DiffError, corpus_at, record_changes
-
-CHANGELOG = "CHANGELOG.md"
-CITATION = "CITATION.cff"
-TAG = "corpus-{version}"  # the git tag that is to hold a release's state
 
 
 class ReleaseError(CommandError):
@@ -42,6 +53,18 @@ class Changes:
     removed: list[str] = field(default_factory=list)
     retagged: list[dict[str, Any]] = field(default_factory=list)  # key, axis, old, new
     exact: bool = True  # False when retags could not be seen (no old state to compare with)
+    finished: bool = False  # True when the run finished a release an earlier run cut short
+
+    @classmethod
+    def recorded(cls, release: Release) -> Changes:
+        """The changes releases.yaml records for RELEASE."""
+        c = release.changes or {}
+
+        def listed(name: str) -> list[Any]:
+            return list(c.get(name) or []) if isinstance(c.get(name), list) else []
+
+        exact = c.get("retags_unknown") not in (True, "true")
+        return cls(listed("added"), listed("removed"), listed("retagged"), exact, True)
 
 
 def changes_since(corpus: Corpus, previous: Release | None) -> Changes:
@@ -87,7 +110,13 @@ def _item(version: str, date: dt.date, title: str, changes: Changes) -> str:
 
 
 def changelog_section(version: str, date: dt.date, title: str, changes: Changes) -> str:
-    lines = [f"## {version} ({date.isoformat()})", "", title, ""]
+    shown = md_text(title)  # one line that starts no heading, quote or list
+    lines = [
+        f"## {version} ({date.isoformat()})",
+        "",
+        ("\\" if shown[:1] in tuple("#>+-=") else "") + shown,
+        "",
+    ]
     for word, keys in (("Added", changes.added), ("Removed", changes.removed)):
         if keys:
             lines.append(f"{word} ({len(keys)}):")
@@ -121,8 +150,25 @@ def release(root: Path, version: str, date: dt.date | None = None, title: str = 
     what changed since the previous release. The caller holds the corpus lock."""
     today = dt.date.today()
     date = date or today
-    if not VERSION.match(version):
-        raise ReleaseError("release-refused", f"'{version}' is not a release version", "2026.12")
+    key = version_key(version)
+    if key is None:
+        raise ReleaseError(
+            "release-refused",
+            f"'{version}' is not a release version",
+            "a year and a month 01 to 12, then an optional patch: 2026.12, 2026.12.1",
+        )
+    bad_text = character_problems(title, prose=False)
+    if bad_text:
+        raise ReleaseError("release-refused", f"the title {bad_text[0][1]}", "one plain line")
+    latest = load_releases(root).latest()
+    if latest is not None and unfinished(root, latest):
+        if version != latest.version:
+            raise ReleaseError(
+                "release-refused",
+                f"release {latest.version} was not finished",
+                f"run 'litcorpus release {latest.version}' to finish it first",
+            )
+        return _finish(root, latest)
     result = analyse(load_corpus(root), stats=False)
     if not result.report.ok:
         raise ReleaseError(
@@ -135,7 +181,7 @@ def release(root: Path, version: str, date: dt.date | None = None, title: str = 
     previous = known.latest()
     if known.get(version):
         raise ReleaseError("release-refused", f"release {version} exists already")
-    if previous and version <= previous.version:
+    if previous and key <= (version_key(previous.version) or key):
         raise ReleaseError("release-refused", f"{version} is not newer than {previous.version}")
     if date > today or (previous and date < previous.date):
         after = f", nor before {previous.date}" if previous else ""
@@ -143,11 +189,26 @@ def release(root: Path, version: str, date: dt.date | None = None, title: str = 
                            f"future{after}")  # fmt: skip
     changes = changes_since(corpus, previous)
     title = title or f"Release {version}"
-    files = {
+    files = {  # releases.yaml first: what the other two say can be written again from it
         root / RELEASES_FILE: _releases_text(root / RELEASES_FILE, version, date, title, changes),
         root / CHANGELOG: _changelog_text(root / CHANGELOG, version, date, title, changes),
         root / CITATION: _citation(_read(root / CITATION), version, date),
     }
+    _write_all(files)
+    return changes
+
+
+def _finish(root: Path, release: Release) -> Changes:
+    """Write what RELEASE, recorded in releases.yaml, lacks in CHANGELOG.md and CITATION.cff."""
+    changes = Changes.recorded(release)
+    version, date = release.version, release.date
+    files = {}
+    missing = unfinished(root, release)
+    if CHANGELOG in missing:
+        text = _changelog_text(root / CHANGELOG, version, date, release.title, changes)
+        files[root / CHANGELOG] = text
+    if CITATION in missing:
+        files[root / CITATION] = _citation(_read(root / CITATION), version, date)
     _write_all(files)
     return changes
 
