@@ -15,6 +15,7 @@ CODES: dict[str, str] = {
     "release-refused": "A release that cannot be made: the corpus has problems or it exists.",
     "out-of-memory": "The run needed more memory than the process may use.",
     "system-error": "The system refused to read or write a file the run needed.",
+    "site-dependency-missing": "A script the site ships from npm is not installed (npm ci).",
 }
 
 

@@ -25,7 +25,7 @@ from ..publish.outputs import cache_dir
 
 PACKAGES = ("litcorpus", "safewrite", "orchtrace")  # the code whose change changes the outputs
 LIBRARIES = ("matplotlib", "jinja2", "pandas", "pylatexenc", "bibtexparser")
-INPUT_FILES = (*CORPUS_FILES, "README.md")
+INPUT_FILES = (*CORPUS_FILES, "README.md", "CITATION.cff", "package-lock.json")
 INPUT_FOLDERS = ("papers", "exclusions", "reviews", "traces")
 OUTPUTS = ("stats", "site")
 
@@ -133,6 +133,9 @@ def build(root: Path, progress: Progress | None = None, force: bool = False) -> 
     from ..model.corpus import load_corpus
     from ..publish import readme, site, statsdir
     from ..publish.outputs import corpus_lock
+    from ..publish.vendor import vendored
+
+    vendored(root)  # a missing script stops the build before it writes anything
 
     result = analyse(load_corpus(root, progress), strict=True, progress=progress)
     if not result.report.ok:
