@@ -95,7 +95,8 @@ def minisearch_index(docs: list[tuple[str, dict[str, list[str]]]]) -> dict[str, 
                 freqs[short] = freqs.get(short, 0) + 1
         while row and row[-1] is None:  # a JavaScript array ends at its last set element
             row.pop()
-        lengths[str(short)] = row
+        if row:  # MiniSearch keeps no lengths for a document with no field
+            lengths[str(short)] = row
     return {
         "documentCount": len(docs),
         "nextId": len(docs),

@@ -75,19 +75,27 @@
       of + ".";
   }
 
-  // TEXT into NODE, each word the search matched (its folded form in TERMS) in a mark.
+  // TEXT into NODE, each word the search matched (its folded form in TERMS) in a mark: the
+  // matching parts of a hyphenated word, else the word whole when it matched whole.
   function marked(node, text, terms) {
     if (!terms || !terms.size) { node.textContent = text; return node; }
     let last = 0;
+    const mark = (start, end) => {
+      if (start > last) { node.appendChild(document.createTextNode(text.slice(last, start))); }
+      node.appendChild(el("mark", null, text.slice(start, end)));
+      last = end;
+    };
     const words = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
     let m;
     while ((m = words.exec(text)) !== null) {
-      const w = fold(m[0]);
-      if (terms.has(w) || terms.has(w.replace(/-/g, ""))) {
-        if (m.index > last) { node.appendChild(document.createTextNode(text.slice(last, m.index))); }
-        node.appendChild(el("mark", null, m[0]));
-        last = m.index + m[0].length;
+      const parts = [];
+      const part = /[\p{L}\p{N}]+/gu;
+      let p;
+      while ((p = part.exec(m[0])) !== null) {
+        if (terms.has(fold(p[0]))) { parts.push([m.index + p.index, p[0].length]); }
       }
+      if (parts.length) { parts.forEach((x) => { mark(x[0], x[0] + x[1]); }); }
+      else if (terms.has(fold(m[0]).replace(/-/g, ""))) { mark(m.index, m.index + m[0].length); }
     }
     if (last < text.length) { node.appendChild(document.createTextNode(text.slice(last))); }
     return node;
