@@ -15,7 +15,7 @@ from unittest.mock import ANY
 
 import pytest
 
-from conftest import REPO, make_mini_root, pages_of
+from conftest import REPO, edit, make_mini_root, pages_of
 from golden import assert_golden
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
@@ -39,7 +39,7 @@ PAGES = [
 
 
 def test_golden_html(mini_site: dict[str, bytes]) -> None:
-    assert_golden("site", {p: mini_site[p] for p in [*PAGES, "assets/entries.js"]})
+    assert_golden("site", {p: mini_site[p] for p in [*PAGES, "assets/entries.js", "feed.xml"]})
 
 
 def test_golden_list_page(mini_root: Path) -> None:
@@ -112,8 +112,9 @@ def test_readme_block_is_generated(mini_root: Path) -> None:
     assert "- [Usage](#usage)" in out and "- [RL method](#rl-method)" in out
     assert (
         "- [Alpha: Learning to Spawn Sub-Agents with Reinforcement Learning]"
-        "(https://arxiv.org/abs/2501.00001) - Doe et al., 2025. Trains an orchestrator"
-    ) in out
+        "(https://arxiv.org/abs/2501.00001) - Doe et al., 2025. _Reward: R7; Credit: "
+        "Orchestrator; Topology: Swarm; Learns: O1, O2._\n"
+    ) in out  # two lines at most: the summary is on the site
     assert render_readme(load_corpus(mini_root), out) == out
 
 
@@ -433,3 +434,26 @@ def test_site_ships_minisearch_with_its_licence(mini_site: dict[str, bytes]) -> 
     assert b"MiniSearch" in mini_site["assets/minisearch.js"]
     assert b"Permission is hereby granted" in mini_site["assets/minisearch.LICENSE.txt"]
     assert not (REPO / "scripts" / "litcorpus" / "publish" / "static" / "minisearch.js").exists()
+
+
+def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) -> None:
+    """A second spawner added after release 2026.05 leaves one-spawner held at its release
+    (alpha-rl alone) but not on the live corpus: the claims page says both, by title."""
+    alpha = (mini_root / "papers/alpha-rl.yaml").read_text()
+    later = alpha.replace("key: alpha-rl", "key: delta-late").replace("2501.00001", "2501.00009")
+    later = later.replace("Alpha: Learning to Spawn", "Delta: Spawning Later")
+    (mini_root / "papers/delta-late.yaml").write_text(later.replace("2026-05-04", "2026-06-01"))
+    edit(mini_root / "claims.yaml", 'boundary: "Fixture corpus."\n    where: {orchestration_decisions',
+         'boundary: "Counts orchestration_decisions only; see no-stop."\n    where: '
+         "{orchestration_decisions")  # fmt: skip
+    page = html.unescape(pages_of(mini_root)["claims.html"].decode())
+    claim = page.split('id="claim-one-spawner"')[1].split("</li>")[0]
+    assert "Held at release 2026.05" in claim and "No longer holds on the live corpus" in claim
+    assert "At release 2026.05: alpha-rl, expected exactly these. On the live corpus: " \
+           "alpha-rl, delta-late." in claim  # fmt: skip
+    assert "Expected exactly: <a href=\"papers/alpha-rl.html\">Alpha: Learning" in claim
+    assert "Counts Orchestration sub-decisions learned only; see " in claim
+    assert '<a href="#claim-no-stop">\u201cNo RL-trained entry learns to stop\u201d</a>' in claim
+    text = re.sub(r"<[^>]+>", " ", page.split("<main")[1].split("</main>")[0])
+    assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no field name said as such
+    assert "<dfn id=\"boundary\">Boundary</dfn>: what a claim counts" in page

@@ -216,7 +216,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 [tax.axes[g["rows_axis"]].label, *value_names(tax, g["cols_axis"], g["cols"])],
                 rows,
                 f"Entries: {scope}. 0 = unexplored, n/a = does not apply, sparse = "
-                + ("1." if g["sparse_at"] == 1 else f"1 to {g['sparse_at']}.")
+                + {1: "1.", 2: "1 or 2."}.get(g["sparse_at"], f"1 to {g['sparse_at']}.")
                 + (" " + notes[f"gap-{g['id']}"] if f"gap-{g['id']}" in notes else ""),
             )
         )
@@ -402,7 +402,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
         out.append(
             Table(
                 "reader-sparsity",
-                "Sparsity signals: the commonest and rarest tags per axis",
+                "The commonest and rarest tags per axis",
                 ["axis", "commonest", "rarest in use", "never used"],
                 [
                     [
