@@ -15,7 +15,7 @@ from unittest.mock import ANY
 
 import pytest
 
-from conftest import REPO, edit, make_mini_root, pages_of
+from conftest import REPO, edit, js_data, make_mini_root, pages_of
 from golden import assert_golden
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
@@ -223,10 +223,7 @@ def grow(root: Path, n: int) -> None:
 
 
 def entry_records(files: dict[str, bytes]) -> dict[str, Any]:
-    text = files["assets/entries.js"].decode()
-    prefix = "window.LITCORPUS_ENTRIES = "
-    assert text.startswith(prefix) and text.endswith(";\n")
-    data: dict[str, Any] = json.loads(text[len(prefix) : -2])
+    data: dict[str, Any] = js_data(files["assets/entries.js"], "LITCORPUS_ENTRIES")
     return data
 
 

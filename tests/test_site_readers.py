@@ -366,9 +366,8 @@ def test_search_forgives_typos_and_ranks_first_authors(
     assert set(keys[: len(zhang)]) == zhang and others <= set(keys)
     hidden = reader.locator(f'li.entry[data-key="{sorted(others - zhang)[0]}"] .found-in')
     assert "Found in the authors: zhang" in hidden.text_content()  # type: ignore[operator]
-    iclr = ranked(reader, "ICLR 2025")
-    venue = next(d for d in entries if d["key"] == iclr[0])["venue"]
-    assert "ICLR 2025" in venue  # not a 2026 paper: no typo is forgiven in a number
+    iclr = {d["key"] for d in entries if "ICLR 2025" in str(d["venue"])}
+    assert len(iclr) == 2 and set(ranked(reader, "ICLR 2025")[:2]) == iclr  # 2026 ones after
 
 
 def test_the_sort_runs_over_the_whole_list(

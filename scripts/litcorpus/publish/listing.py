@@ -10,7 +10,7 @@ sections by the taxonomy's site.group_by axis. A card shows the tags of the site
 (the survey's three axes and the topology), whose filters come first and unfolded; the rest
 are on the paper page.
 
-entries.js sets `window.LITCORPUS_ENTRIES` to
+entries.js sets `window.LITCORPUS_ENTRIES` (escape.js_data) to
 `{"pageSize": n, "group": axis index or -1, "headline": [axis index, ...], "axes": [...],
 "entries": [...]}`: each axis is `{"id", "label", "short", "values": [[id, label, chip text,
 code or null, description], ...]}` (the taxonomy's values, then any other value the entries
@@ -24,11 +24,11 @@ order; "releases" lists `[version, date]`, oldest first (the list filters on ?si
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
+from .escape import js_data
 from .presentation import shared_codes, value_tag
 
 PAGE_SIZE = 100  # entries on one page of the list
@@ -265,5 +265,4 @@ class Listing:
             "entries": rows,
             "releases": releases,
         }
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return f"window.LITCORPUS_ENTRIES = {text};\n".encode()
+        return js_data("LITCORPUS_ENTRIES", data)

@@ -2,8 +2,13 @@
 
 MiniSearch (npm, pinned in package.json; see vendor) ranks in the browser by BM25 with a
 weight per field (static/app.js: the short name and title first, then the first author, the
-authors and the summary, then venue and year, then the tags and identifiers, the curator's
-notes last), with prefix and typo-tolerant matching. Building its index in the browser takes
+other authors and the summary, then venue and year, then the affiliation, the curator's notes
+last; identifiers are left out: each is a word of its own, and half the index's words would be
+theirs),
+with prefix and typo-tolerant matching. Tags are matched last of all, and not through this
+index: static/app.js gives a second, tiny MiniSearch the words of each tag value (a few dozen)
+and takes the entries that carry a matching value from assets/entries.js, which keeps about a
+third of the postings out of the index the first search downloads. Building its index in the browser takes
 longer than a first search may (BENCHMARKS.md), so it is built here, in the form MiniSearch's
 own toJSON writes and its loadJS reads (serialisation version 2; tests/test_search.py holds the
 two to each other), and assets/search-index.js sets `window.LITCORPUS_SEARCH` to it.
@@ -16,15 +21,15 @@ Folding is one pass over the text, linear in its length however long a word is.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from typing import Any
 
 from ..model.naming import TRUNCATED
+from .escape import js_data
 
 # What the index holds of an entry, in this order (static/app.js names the same fields).
-FIELDS = ("name", "title", "first", "authors", "summary", "venue", "tags", "ids", "notes")
+FIELDS = ("name", "title", "first", "authors", "summary", "venue", "place", "notes")
 # A run of letters and digits, with any hyphenated parts: one match per word, no backtracking.
 WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
@@ -32,8 +37,10 @@ WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 def fold(text: str) -> list[str]:
     """TEXT's words as the index holds them: 'Multi-Agent Débat' -> ['multi', 'agent',
     'multiagent', 'debat']."""
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
+    plain = (
+        text
+        if text.isascii()  # nothing to take accents from
+        else "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     ).lower()
     out: list[str] = []
     for m in WORD.finditer(plain):
@@ -55,16 +62,15 @@ def search_fields(e: dict[str, Any]) -> dict[str, str]:
     """One entry's text for each field of FIELDS (an empty string when it has none)."""
     data = e["data"]
     names = [_given_first(a) for a in e["authors"] if a != TRUNCATED]
-    where = [str(x) for x in (e["venue"], e["year"], e["affiliation"]) if x]
+    where = [str(x) for x in (e["venue"], e["year"]) if x]
     return {
         "name": str(data.get("name") or ""),
         "title": str(e["title"]),
         "first": names[0] if names else "",
-        "authors": " ".join(names),
+        "authors": " ".join(names[1:]),  # the others: the first has a field, and weight, of its own
         "summary": str(e["summary"] or ""),
         "venue": " ".join(where),
-        "tags": " ".join(f"{t.short} {t.name}" for t in e["tags"]),
-        "ids": " ".join(str(v) for v in (data.get("ids") or {}).values()),
+        "place": str(e["affiliation"] or ""),
         "notes": str(e["notes"] or ""),
     }
 
@@ -117,5 +123,4 @@ def minisearch_index(docs: list[tuple[str, dict[str, list[str]]]]) -> dict[str, 
 def search_index(entries: list[dict[str, Any]]) -> bytes:
     """assets/search-index.js for ENTRIES."""
     docs = [(e["key"], {f: fold(t) for f, t in search_fields(e).items()}) for e in entries]
-    text = json.dumps(minisearch_index(docs), ensure_ascii=False, separators=(",", ":"))
-    return f"window.LITCORPUS_SEARCH = {text};\n".encode()
+    return js_data("LITCORPUS_SEARCH", minisearch_index(docs))

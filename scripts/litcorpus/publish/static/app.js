@@ -17,13 +17,15 @@
   const PAGER_SPAN = 2;
   const LAST_LIST = "litcorpus-list";  // sessionStorage: the list view a paper page returns to
   // The index's fields (search.FIELDS) and their weights: the short name and title first, then
-  // the first author, the authors and the summary, then venue and year, then the tags and
-  // identifiers; the curator's notes last.
-  const FIELDS = ["name", "title", "first", "authors", "summary", "venue", "tags", "ids", "notes"];
-  const BOOST = { name: 6, title: 5, first: 4, authors: 2.5, summary: 2, venue: 1.5, tags: 1,
-    ids: 1, notes: 0.3 };
+  // the first author, the other authors and the summary, then venue and year, then the
+  // affiliation; the curator's notes last. Tags weigh least of all (TAG_SCORE), matched through the values.
+  const FIELDS = ["name", "title", "first", "authors", "summary", "venue", "place", "notes"];
+  const BOOST = { name: 6, title: 5, first: 4, authors: 2.5, summary: 2, venue: 1.5, place: 0.5,
+    notes: 0.2 };
+  const TAG_SCORE = 0.5;
   const FIELD_WORDS = { authors: "the authors", first: "the authors", venue: "the venue",
-    tags: "the tags", ids: "the identifiers", notes: "the curator's notes", name: "the name" };
+    tags: "the tags", notes: "the curator's notes", name: "the name",
+    place: "the affiliation" };
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -43,6 +45,17 @@
   }
 
   function queryTerms(q) { return fold(q).split(/[^\p{L}\p{N}]+/u).filter((t) => t); }
+
+  // A text's words as the index holds them (search.fold): each hyphenated word also whole.
+  function docTerms(text) {
+    const out = [];
+    (fold(text).match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) || []).forEach((w) => {
+      const parts = w.split("-");
+      out.push(...parts);
+      if (parts.length > 1) { out.push(parts.join("")); }
+    });
+    return out;
+  }
 
   // Typos are forgiven in words of four letters or more, never in numbers ("2025" is no 2026).
   function fuzzyFor(term) { return /^\p{L}{4,}$/u.test(term) ? 0.2 : false; }
@@ -149,41 +162,66 @@
         status.textContent = "The search index could not be loaded.";
       };
       let waiting = 2;
+      const options = { fields: FIELDS, searchOptions: {
+        boost: BOOST, prefix: true, fuzzy: fuzzyFor, tokenize: queryTerms, processTerm: (t) => t
+      } };
       const loaded = () => {
         waiting -= 1;
         if (waiting) { return; }
-        engine = window.MiniSearch.loadJS(window.LITCORPUS_SEARCH, {
-          fields: FIELDS,
-          searchOptions: {
-            boost: BOOST, combineWith: "AND", prefix: true, fuzzy: fuzzyFor,
-            tokenize: queryTerms, processTerm: (t) => t
-          }
-        });
+        engine = window.MiniSearch.loadJS(window.LITCORPUS_SEARCH, options);
         window.LITCORPUS_SEARCH = null;  // MiniSearch holds it now
-        if (data) { update(false, true); }
+        if (data && queryTerms(q.value).length) { update(false, true); }
       };
       loadScript("assets/minisearch.js", loaded, failed);
       loadScript("assets/search-index.js", loaded, failed);
     }
 
-    // What the search matched: per entry position, whether it matched, its score, the
-    // document words it matched (to mark them) and the fields they are in.
+    // What the search matched: per entry position, whether it matched every word (in the
+    // index or in its tags), its score, the document words it matched (to mark them) and the
+    // fields they are in.
     function searchHits(query) {
+      if (!data.tagIndex) {  // the words of every tag value ("Credit: Agent", its code, its id)
+        data.tagIndex = new window.MiniSearch({ fields: ["text"], tokenize: docTerms,
+          processTerm: (t) => t, searchOptions: { prefix: true, fuzzy: fuzzyFor,
+            tokenize: queryTerms, processTerm: (t) => t } });
+        data.axes.forEach((axis, a) => {
+          if (axis.derived) { return; }
+          axis.values.forEach((v, j) => {
+            data.tagIndex.add({ id: a + ":" + j, text: [axis.short, v[2], v[0]].join(" ") });
+          });
+        });
+      }
       if (!hits || hits.key !== query) {
         const n = data.entries.length;
-        const on = new Uint8Array(n);
+        const on = new Uint8Array(n).fill(1);
         const score = new Float64Array(n);
         const terms = new Map();
         const fields = new Map();
-        engine.search(query).forEach((r) => {
-          const i = data.posOf[r.id];
-          if (i === undefined) { return; }
-          on[i] = 1;
-          score[i] = r.score;
-          terms.set(i, new Set(r.terms));
-          const f = new Set();
-          Object.keys(r.match).forEach((t) => { r.match[t].forEach((name) => { f.add(name); }); });
-          fields.set(i, f);
+        const add = (map, i, values) => {
+          if (!map.has(i)) { map.set(i, new Set()); }
+          values.forEach((v) => { map.get(i).add(v); });
+        };
+        queryTerms(query).forEach((word) => {
+          const here = new Uint8Array(n);
+          engine.search(word).forEach((r) => {
+            const i = data.posOf[r.id];
+            if (i === undefined) { return; }
+            here[i] = 1;
+            score[i] += r.score;
+            add(terms, i, r.terms);
+            Object.keys(r.match).forEach((t) => { add(fields, i, r.match[t]); });
+          });
+          const tagged = data.tagIndex.search(word).map((r) => r.id.split(":").map(Number));
+          if (tagged.length) {
+            data.entries.forEach((e, i) => {
+              if (tagged.some((t) => e[VALUES][t[0]].indexOf(t[1]) >= 0)) {
+                if (!here[i]) { score[i] += TAG_SCORE; }
+                here[i] = 1;
+                add(fields, i, ["tags"]);
+              }
+            });
+          }
+          for (let i = 0; i < n; i += 1) { if (!here[i]) { on[i] = 0; } }
         });
         hits = { key: query, on: on, score: score, terms: terms, fields: fields };
       }
@@ -714,7 +752,9 @@
       if (queryTerms(q.value).length) { loadSearch(); }
       typingTimer = window.setTimeout(() => { update(false); }, 120);
     });
-    q.addEventListener("focus", () => { loadEntries(); loadSearch(); }, { once: true });
+    ["focus", "pointerover", "touchstart"].forEach((type) => {  // about to search: load it
+      q.addEventListener(type, () => { loadEntries(); loadSearch(); }, { once: true, passive: true });
+    });
     document.getElementById("clear").addEventListener("click", clearAll);
     document.getElementById("clear-empty").addEventListener("click", clearAll);
     active.addEventListener("click", (ev) => {
