@@ -100,8 +100,11 @@ def js_data(script: bytes, name: str) -> Any:
     head, tail = f"window.{name} = JSON.parse('", "');\n"
     assert text.startswith(head) and text.endswith(tail)
     literal = text[len(head) : -len(tail)]
-    unescaped = re.sub(r"\\(u2028|u2029|.)",
-                       lambda m: {"u2028": "\u2028", "u2029": "\u2029"}.get(m[1], m[1]), literal)  # fmt: skip
+    unescaped = re.sub(
+        r"\\(u2028|u2029|.)",
+        lambda m: {"u2028": "\u2028", "u2029": "\u2029"}.get(m[1], m[1]),
+        literal,
+    )
     return json.loads(unescaped)
 
 

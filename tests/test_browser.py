@@ -101,8 +101,11 @@ def wait_for(page: Page, expression: str, timeout: float = 5.0) -> None:
 def tick(page: Page, name: str, value: str) -> None:
     """Tick a filter, unfolding its group first when the group is folded."""
     box = f'input[name="{name}"][value="{value}"]'
-    page.evaluate("s => { const d = document.querySelector(s).closest('details'); "
-                  "if (d) { d.open = true; } }", box)  # fmt: skip
+    page.evaluate(
+        "s => { const d = document.querySelector(s).closest('details'); "
+        "if (d) { d.open = true; } }",
+        box,
+    )
     page.check(box)
 
 

@@ -35,12 +35,18 @@ def test_index_is_what_minisearch_writes() -> None:
     node = shutil.which("node")
     assert node and MINISEARCH.is_file(), "run `make` (npm ci installs MiniSearch)"
     texts = [
-        ("c3", {"title": "Contextual Counterfactual Credit", "summary": "Credit per message, "
-                "credit by replay.", "first": "Wei Chen"}),
+        (
+            "c3",
+            {
+                "title": "Contextual Counterfactual Credit",
+                "summary": "Credit per message, credit by replay.",
+                "first": "Wei Chen",
+            },
+        ),
         ("multi", {"title": "Multi-Agent Débat", "notes": "2501.00001 owner/credit"}),
         ("bare", {"notes": "Only notes, 2025."}),
         ("empty", {}),
-    ]  # fmt: skip
+    ]
     docs = [(key, {f: fold(t) for f, t in by_field.items()}) for key, by_field in texts]
     ours = minisearch_index(docs)
     script = BUILD % json.dumps(list(FIELDS))
@@ -63,8 +69,15 @@ def test_index_is_what_minisearch_writes() -> None:
 
 def test_fold_matches_how_readers_type() -> None:
     assert fold("Multi-Agent Débat, GRPO-style (2025)") == [
-        "multi", "agent", "multiagent", "debat", "grpo", "style", "grpostyle", "2025",
-    ]  # fmt: skip
+        "multi",
+        "agent",
+        "multiagent",
+        "debat",
+        "grpo",
+        "style",
+        "grpostyle",
+        "2025",
+    ]
     assert fold("snake_case and a_b") == ["snake", "case", "and", "a", "b"]
     assert fold("") == []
 

@@ -383,8 +383,9 @@ def test_feed_is_valid_atom_that_a_feed_reader_parses(mini_site: dict[str, bytes
         "papers/beta-bench.html",
         "papers/alpha-rl.html",
     ]
-    assert all(e.id.startswith("urn:uuid:") and e.updated == "2026-05-04T00:00:00Z"
-               for e in feed.entries)  # fmt: skip
+    assert all(
+        e.id.startswith("urn:uuid:") and e.updated == "2026-05-04T00:00:00Z" for e in feed.entries
+    )
     assert len({e.id for e in feed.entries}) == 4
     assert feed.entries[1].title.startswith("Gamma")
     changes = mini_site["changes.html"].decode()
@@ -397,13 +398,17 @@ def test_corpus_citation_per_release_reads_as_bibtex(mini_site: dict[str, bytes]
     import pybtex.database
 
     stats = html.unescape(mini_site["stats.html"].decode())
-    bib = stats.split('<pre class="bibtex" id="bibtex-1" tabindex="0"><code>')[1].split("</code>")[0]
+    bib = stats.split('<pre class="bibtex" id="bibtex-1" tabindex="0"><code>')[1].split("</code>")[
+        0
+    ]
     entry = pybtex.database.parse_string(bib, "bibtex").entries["awesome-llm-mas-rl-2026-05"]
     assert entry.fields["title"] == "{The fixture corpus}"
     assert entry.fields["version"] == "2026.05" and entry.fields["year"] == "2026"
     assert [str(p) for p in entry.persons["author"]] == ["{The fixture's curators}", "Doe, Jane"]
     assert "\\usepackage{booktabs}" in stats
-    footer = html.unescape(mini_site["index.html"].decode()).split('<footer class="site-footer">')[1]
+    footer = html.unescape(mini_site["index.html"].decode()).split('<footer class="site-footer">')[
+        1
+    ]
     assert (
         "The fixture's curators, Jane Doe (2026). The fixture corpus (Version 2026.05) [Data set]."
         in footer
@@ -440,17 +445,22 @@ def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) 
     later = alpha.replace("key: alpha-rl", "key: delta-late").replace("2501.00001", "2501.00009")
     later = later.replace("Alpha: Learning to Spawn", "Delta: Spawning Later")
     (mini_root / "papers/delta-late.yaml").write_text(later.replace("2026-05-04", "2026-06-01"))
-    edit(mini_root / "claims.yaml", 'boundary: "Fixture corpus."\n    where: {orchestration_decisions',
-         'boundary: "Counts orchestration_decisions only; see no-stop."\n    where: '
-         "{orchestration_decisions")  # fmt: skip
+    edit(
+        mini_root / "claims.yaml",
+        'boundary: "Fixture corpus."\n    where: {orchestration_decisions',
+        'boundary: "Counts orchestration_decisions only; see no-stop."\n    where: '
+        "{orchestration_decisions",
+    )
     page = html.unescape(pages_of(mini_root)["claims.html"].decode())
     claim = page.split('id="claim-one-spawner"')[1].split("</li>")[0]
     assert "Held at release 2026.05" in claim and "No longer holds on the live corpus" in claim
-    assert "At release 2026.05: alpha-rl, expected exactly these. On the live corpus: " \
-           "alpha-rl, delta-late." in claim  # fmt: skip
-    assert "Expected exactly: <a href=\"papers/alpha-rl.html\">Alpha: Learning" in claim
+    assert (
+        "At release 2026.05: alpha-rl, expected exactly these. On the live corpus: "
+        "alpha-rl, delta-late." in claim
+    )
+    assert 'Expected exactly: <a href="papers/alpha-rl.html">Alpha: Learning' in claim
     assert "Counts Orchestration sub-decisions learned only; see " in claim
     assert '<a href="#claim-no-stop">\u201cNo RL-trained entry learns to stop\u201d</a>' in claim
     text = re.sub(r"<[^>]+>", " ", page.split("<main")[1].split("</main>")[0])
     assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no field name said as such
-    assert "<dfn id=\"boundary\">Boundary</dfn>: what a claim counts" in page
+    assert '<dfn id="boundary">Boundary</dfn>: what a claim counts' in page

@@ -105,8 +105,9 @@ def test_phone_shows_search_and_a_result_first_and_filters_in_a_sheet(
         assert page.get_attribute("#filters-toggle", "aria-expanded") == "true"
         page.click("#facet-scenario summary")
         page.check('input[name="scenario"][value="coding"]')
-        wait_for(page, f"document.getElementById('show-results').textContent === "
-                       f"'Show {coding} results'")  # fmt: skip
+        wait_for(
+            page, f"document.getElementById('show-results').textContent === 'Show {coding} results'"
+        )
         assert in_view(page, "#show-results")  # the sheet's button stays on screen
         page.click("#show-results")
         assert page.is_hidden("#facet-panel")
@@ -321,8 +322,9 @@ def ranked(page: Page, words: str) -> list[str]:
     """The keys of the list after searching WORDS, in the order shown."""
     page.fill("#q", words)
     wait_for(page, f"new URLSearchParams(location.search).get('q') === {words!r}")
-    wait_for(page, "/^Showing|is in every|^No entry/.test(document.querySelector('#status')"
-                   ".textContent)")  # fmt: skip
+    wait_for(
+        page, "/^Showing|is in every|^No entry/.test(document.querySelector('#status').textContent)"
+    )
     return list(page.eval_on_selector_all("li.entry", "els => els.map(e => e.dataset.key)"))
 
 
@@ -420,9 +422,7 @@ def test_facets_put_the_survey_axes_first_and_hide_what_cannot_apply(
     assert max(abs(r) for r in rows) < 12
 
 
-def test_paper_page_shows_evidence_and_leads_back(
-    shipped: tuple[Path, Any], reader: Page
-) -> None:
+def test_paper_page_shows_evidence_and_leads_back(shipped: tuple[Path, Any], reader: Page) -> None:
     """kimi-k2-5.yaml: orchestration_evidence spawn is a survey-figure anchor quoting 'can
     self-direct an agent swarm with up to 100 sub-agents' from its launch blog."""
     site, _ = shipped
@@ -508,10 +508,16 @@ def test_every_page_describes_itself_and_links_the_feed(
 ) -> None:
     html = (shipped[0] / name).read_text(encoding="utf-8")
     depth = "../" * name.count("/")
-    assert f'<link rel="alternate" type="application/atom+xml" title="New entries and ' \
-           f'releases" href="{depth}feed.xml">' in html  # fmt: skip
-    for tag in ('<meta name="description" content="', '<meta property="og:title" content="',
-                '<meta property="og:description" content="', '<meta property="og:type"'):  # fmt: skip
+    assert (
+        f'<link rel="alternate" type="application/atom+xml" title="New entries and '
+        f'releases" href="{depth}feed.xml">' in html
+    )
+    for tag in (
+        '<meta name="description" content="',
+        '<meta property="og:title" content="',
+        '<meta property="og:description" content="',
+        '<meta property="og:type"',
+    ):
         assert tag in html, (name, tag)
     nav = html.split('<nav aria-label="Site"')[1].split("</nav>")[0]
     assert "screening.html" not in nav and "traces.html" not in nav  # curators' pages apart

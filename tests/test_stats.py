@@ -249,7 +249,9 @@ def test_table_csvs_read_with_default_readers(built: tuple[dict, dict[str, bytes
 
     _, files = built
     index = list(csv.DictReader(io.StringIO(files["tables/index.csv"].decode())))
-    assert len(index) == len([p for p in files if p.startswith("tables/") and p.endswith(".csv")]) - 1
+    assert (
+        len(index) == len([p for p in files if p.startswith("tables/") and p.endswith(".csv")]) - 1
+    )
     for row in index:
         data = files[row["csv"]]
         header = next(csv.reader(io.StringIO(data.decode())))

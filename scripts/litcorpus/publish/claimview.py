@@ -87,7 +87,9 @@ def _speaks_of(where: dict[str, Any], view: GapTable) -> tuple[list[str], list[s
         scope = view.where.get(axis)
         if scope is not None and (not isinstance(scope, list) or not set(cond) <= set(scope)):
             return None
-    return [str(v) for v in where.get(view.rows) or []], [str(v) for v in where.get(view.cols) or []]
+    return [str(v) for v in where.get(view.rows) or []], [
+        str(v) for v in where.get(view.cols) or []
+    ]
 
 
 def claim_views(

@@ -35,7 +35,7 @@ def _item(id_: str, title: str, day: str, href: str, summary: str, category: str
         f"  <id>{id_}</id>\n"
         f"  <title>{escape(title)}</title>\n"
         f"  <updated>{_stamp(day)}</updated>\n"
-        f"  <link rel=\"alternate\" type=\"text/html\" href={quoteattr(href)}/>\n"
+        f'  <link rel="alternate" type="text/html" href={quoteattr(href)}/>\n'
         f"  <category term={quoteattr(category)}/>\n"
         f"  <summary>{escape(summary)}</summary>\n"
         "</entry>\n"
@@ -49,15 +49,27 @@ def atom_feed(entries: list[dict[str, Any]], releases: list[Release]) -> bytes:
         if not e["added"]:
             continue
         summary = f"{e['byline']}. {e['summary']}"
-        xml = _item(_urn("paper", e["key"]), str(e["title"]), e["added"],
-                    f"papers/{e['key']}.html", summary, "entry")  # fmt: skip
+        xml = _item(
+            _urn("paper", e["key"]),
+            str(e["title"]),
+            e["added"],
+            f"papers/{e['key']}.html",
+            summary,
+            "entry",
+        )
         items.append((e["added"], e["key"], xml))
     items.sort(key=lambda t: (t[0], t[1]), reverse=True)
     items = items[:MAX_ENTRIES]
     for r in releases:
         day = r.date.isoformat()
-        xml = _item(_urn("release", r.version), f"Release {r.version}: {r.title}", day,
-                    f"changes.html#release-{r.version}", r.title, "release")  # fmt: skip
+        xml = _item(
+            _urn("release", r.version),
+            f"Release {r.version}: {r.title}",
+            day,
+            f"changes.html#release-{r.version}",
+            r.title,
+            "release",
+        )
         items.append((day, "~" + r.version, xml))
     items.sort(key=lambda t: (t[0], t[1]), reverse=True)
     updated = items[0][0] if items else "1970-01-01"

@@ -18,8 +18,9 @@ use), followed by the two facets that are no taxonomy axis and show no chip, mar
 `"derived": 1`: the year (newest first) and the venue (the taxonomy's site.venues an entry's
 venue names, else "Other"). Each entry is
 `[key, title, url or null, year, byline, summary, [[label, href], ...] (the paper's address
-first, when it has one), [[value index, ...] per axis], added (YYYY-MM-DD), 1 when new since the latest release else 0]`, in the default
-order; "releases" lists `[version, date]`, oldest first (the list filters on ?since=VERSION).
+first, when it has one), [[value index, ...] per axis], added (YYYY-MM-DD), 1 when new since
+the latest release else 0]`, in the default order; "releases" lists `[version, date]`,
+oldest first (the list filters on ?since=VERSION).
 """
 
 from __future__ import annotations

@@ -248,8 +248,17 @@ def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
         bottom = [a + b for a, b in zip(bottom, values, strict=True)]
     ax.set_xticks(xs, [str(y) for y in years], rotation=45 if len(years) > 10 else 0)
     for x in breaks:
-        ax.text(x, 0, "//", ha="center", va="center", fontsize=9, color="#555555",
-                transform=ax.get_xaxis_transform(), clip_on=False)  # fmt: skip
+        ax.text(
+            x,
+            0,
+            "//",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="#555555",
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+        )
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("entries")
     ax.set_title(f"Entries per {t['field']}, by {labels['by'].lower()}", fontsize=9, loc="left")

@@ -3,15 +3,15 @@
 MiniSearch (npm, pinned in package.json; see vendor) ranks in the browser by BM25 with a
 weight per field (static/app.js: the short name and title first, then the first author, the
 other authors and the summary, then venue and year, then the affiliation, the curator's notes
-last; identifiers are left out: each is a word of its own, and half the index's words would be
-theirs),
-with prefix and typo-tolerant matching. Tags are matched last of all, and not through this
-index: static/app.js gives a second, tiny MiniSearch the words of each tag value (a few dozen)
-and takes the entries that carry a matching value from assets/entries.js, which keeps about a
-third of the postings out of the index the first search downloads. Building its index in the browser takes
-longer than a first search may (BENCHMARKS.md), so it is built here, in the form MiniSearch's
-own toJSON writes and its loadJS reads (serialisation version 2; tests/test_search.py holds the
-two to each other), and assets/search-index.js sets `window.LITCORPUS_SEARCH` to it.
+last), with prefix and typo-tolerant matching. Identifiers are left out (each is a word of its
+own: half the index's words would be theirs), and so are the tags: static/app.js gives a
+second, tiny MiniSearch the words of each tag value and takes the entries that carry a
+matching one from assets/entries.js, which keeps a third of the postings out of the index.
+
+Building the index in the browser takes longer than a first search may (BENCHMARKS.md), so it
+is built here, in the form MiniSearch's own toJSON writes and its loadJS reads (serialisation
+version 2; tests/test_search.py holds the two to each other): assets/search-index.js sets
+`window.LITCORPUS_SEARCH` to it (escape.js_data).
 
 A field's words are folded as static/app.js folds the reader's: lower case, accents dropped,
 split at every character that is not a letter or a digit, and each hyphenated word also

@@ -1,7 +1,7 @@
 """Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown, and index.csv: each
-table's id, title, files, hash and citation, since a CSV file holds only its table), figures/ (SVG, PNG),
-exports/ (BibTeX, CSL-JSON, CSV, JSON) and the PRISMA2020 template, all deterministic;
-`--check` compares instead of writing.
+table's id, title, files, hash and citation, since a CSV file holds only its table), figures/
+(SVG, PNG), exports/ (BibTeX, CSL-JSON, CSV, JSON) and the PRISMA2020 template, all
+deterministic; `--check` compares instead of writing.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from safewrite.tree import stale, write_tree
 
@@ -88,14 +89,13 @@ def build_stats_files(
     return files
 
 
-def _table_index(index: list[dict[str, object]]) -> str:
+def _table_index(index: list[dict[str, Any]]) -> str:
     """tables/index.csv: one row per table, to cite a CSV file by (its header is its own)."""
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(["id", "title", "csv", "tex", "md", "sha256", "citation"])
     for t in index:
         files = t["files"]
-        assert isinstance(files, list)
         out.writerow([t["id"], t["title"], *files, t["sha256"], t["citation"]])
     return buf.getvalue()
 

@@ -15,27 +15,65 @@ from .tables import Table
 
 # (section id, title, introduction, table id prefixes, figure name prefixes), in page order
 SECTIONS = [
-    ("maps", "The survey's maps",
-     "The three axes the survey reads the field by, drawn from the entries.",
-     [], ["concept-subdecisions", "concept-credit", "concept-topologies"]),
-    ("gaps", "Coverage gaps",
-     "Which combinations the corpus covers, sparsely covers or leaves unexplored; the gap map "
-     "draws the same tables and leads from each cell to its papers.", ["gap-"], []),
-    ("reader", "Reader tables",
-     "What each topology, reward family and benchmark is, with example entries.",
-     ["reader-"], []),
+    (
+        "maps",
+        "The survey's maps",
+        "The three axes the survey reads the field by, drawn from the entries.",
+        [],
+        ["concept-subdecisions", "concept-credit", "concept-topologies"],
+    ),
+    (
+        "gaps",
+        "Coverage gaps",
+        "Which combinations the corpus covers, sparsely covers or leaves unexplored; the gap map "
+        "draws the same tables and leads from each cell to its papers.",
+        ["gap-"],
+        [],
+    ),
+    (
+        "reader",
+        "Reader tables",
+        "What each topology, reward family and benchmark is, with example entries.",
+        ["reader-"],
+        [],
+    ),
     ("growth", "Growth", "Entries per year of publication.", ["trend"], ["trend"]),
-    ("counts", "Counts", "Entries per value of every axis.",
-     ["corpus", "counts-", "families-"], ["counts-paper"]),
-    ("crosstabs", "Cross-tabulations",
-     "Two axes against each other, over every retained entry.", ["crosstab-"], []),
-    ("scale", "Team scale", "How many agents and tool calls the works report.",
-     ["scale-gap"], ["scale-gap"]),
-    ("screening", "Screening", "How records were found, screened and kept or excluded.",
-     ["prisma"], ["prisma", "counts-exclusion"]),
-    ("claims", "Claims and checks", "The claims' verdicts and the second reader's agreement.",
-     ["claims", "agreement"], []),
-]  # fmt: skip
+    (
+        "counts",
+        "Counts",
+        "Entries per value of every axis.",
+        ["corpus", "counts-", "families-"],
+        ["counts-paper"],
+    ),
+    (
+        "crosstabs",
+        "Cross-tabulations",
+        "Two axes against each other, over every retained entry.",
+        ["crosstab-"],
+        [],
+    ),
+    (
+        "scale",
+        "Team scale",
+        "How many agents and tool calls the works report.",
+        ["scale-gap"],
+        ["scale-gap"],
+    ),
+    (
+        "screening",
+        "Screening",
+        "How records were found, screened and kept or excluded.",
+        ["prisma"],
+        ["prisma", "counts-exclusion"],
+    ),
+    (
+        "claims",
+        "Claims and checks",
+        "The claims' verdicts and the second reader's agreement.",
+        ["claims", "agreement"],
+        [],
+    ),
+]
 SKIPPED_FIGURES = ("gap-", "coverage-")  # the gap tables' own drawings (see above)
 
 

@@ -133,7 +133,8 @@ def scope_notes(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
             said = ""
             if example:
                 r, c, there, here = example
-                cell = f"{value_name(tax, g['rows_axis'], r)} × {value_name(tax, g['cols_axis'], c)}"
+                rows, cols = value_name(tax, g["rows_axis"], r), value_name(tax, g["cols_axis"], c)
+                cell = f"{rows} \u00d7 {cols}"
                 said = f" ({cell}: {there} in the cross-tab, {here} in the gap table)"
             out[f"gap-{g['id']}"] = (
                 f"This gap table counts only entries where {scope}; the cross-tab "
