@@ -1,6 +1,7 @@
 """The claims as readers read them: in the taxonomy's labels rather than field names, with the
 entries they expect named by title, their verdict at their release beside the verdict on the
-live corpus, and the gap-map cells each one speaks of (and so explains when the cell is empty).
+live corpus, and the gap-map cells each one speaks of (an empty cell only by a claim that finds no entry
+there, which so explains it).
 
 Reads the evaluated claims (analysis.claims) and the stats' gap tables; returns plain values
 for the claims and gap-map templates.
@@ -44,7 +45,7 @@ class ClaimView:
     def open_checks(self) -> list[str]:
         """The sentences of its boundary that name an open check."""
         text = "".join(t for t, _ in self.boundary)
-        return [s.strip() for s in re.split(r"(?<=[.;])\s+", text) if "open check" in s.lower()]
+        return [s.strip() for s in re.split(r"(?<=\.)\s+", text) if "open check" in s.lower()]
 
 
 def reader_words(text: str, tax: Taxonomy, claim_ids: dict[str, str]) -> list[Segment]:
@@ -70,7 +71,7 @@ def reader_words(text: str, tax: Taxonomy, claim_ids: dict[str, str]) -> list[Se
 
 
 def _labels(text: str, names: dict[str, str]) -> str:
-    return FIELD_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+    return FIELD_NAME.sub(lambda m: names.get(m.group(0), m.group(0).replace("_", " ")), text)
 
 
 def _speaks_of(where: dict[str, Any], view: GapTable) -> tuple[list[str], list[str]] | None:
@@ -90,6 +91,14 @@ def _speaks_of(where: dict[str, Any], view: GapTable) -> tuple[list[str], list[s
     return [str(v) for v in where.get(view.rows) or []], [
         str(v) for v in where.get(view.cols) or []
     ]
+
+
+def _asserts_none(expect: dict[str, Any]) -> bool:
+    """Whether a claim expects no entry at all (count eq 0, le 0 or lt 1)."""
+    count = expect.get("count")
+    return isinstance(count, dict) and (
+        count.get("eq") == 0 or count.get("le") == 0 or count.get("lt") == 1
+    )
 
 
 def claim_views(
@@ -124,6 +133,8 @@ def claim_views(
                 continue
             rows, cols = spoken
             for cell in gap["cells"]:
+                if cell["state"] == "empty" and not _asserts_none(expect):
+                    continue  # a claim that finds entries explains no empty cell
                 if (not rows or cell["row"] in rows) and (not cols or cell["col"] in cols):
                     view.cells.append(
                         {
