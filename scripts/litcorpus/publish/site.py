@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from orchtrace.schemadoc import schema_rows
 
 from ..analysis.result import Result
+from ..model.taxonomy import Taxonomy
 from ..progress import Progress
 from . import statsdir
 from .citation import citations, read_cff
@@ -65,7 +66,7 @@ def build_site(result: Result) -> dict[str, bytes]:
     return dict(site_files(result))
 
 
-def evidence_of(e: dict[str, Any], tax: Any) -> dict[tuple[str, str], dict[str, str]]:
+def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[str, str]]:
     """{(axis, value): the evidence item (quote, where, source)} of entry E's tags, from its
     record's evidence fields (taxonomy fields of type evidence, keyed by tagged value)."""
     out: dict[tuple[str, str], dict[str, str]] = {}
@@ -178,7 +179,6 @@ def site_files(
         "stats.html",
         "stats.html.j2",
         sections=stats_sections(stats, tables, figure_titles(stats, tax)),
-        scope_notes=scope_notes(stats, tax),
     )
     yield page(
         "gaps.html",

@@ -9,7 +9,8 @@
   // The list page. index.html holds the first page of the default view (newest first, no
   // filter); assets/entries.js holds one record per entry (see litcorpus/publish/listing.py)
   // and is loaded on the first sign of use, or at once when the address asks for another view.
-  // A search loads MiniSearch and its index (litcorpus/publish/search.py), built with the site.
+  // MiniSearch and its index (litcorpus/publish/search.py, built with the site) are loaded when
+  // the reader first touches the search box.
   // Filters and counts run over every entry, and only the current page is in the DOM.
   const KEY = 0, TITLE = 1, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
   const ADDED = 8, NEW = 9;
@@ -34,7 +35,7 @@
     return node;
   }
 
-  function fmt(n) { return n.toLocaleString("en-US"); }
+  function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }  // 10,000
 
   function plural(n, one, many) { return fmt(n) + " " + (n === 1 ? one : many); }
 
@@ -168,9 +169,16 @@
       const loaded = () => {
         waiting -= 1;
         if (waiting) { return; }
-        engine = window.MiniSearch.loadJS(window.LITCORPUS_SEARCH, options);
-        window.LITCORPUS_SEARCH = null;  // MiniSearch holds it now
-        if (data && queryTerms(q.value).length) { update(false, true); }
+        const ready = (ms) => {
+          engine = ms;
+          window.LITCORPUS_SEARCH = null;  // MiniSearch holds it now
+          if (data && queryTerms(q.value).length) { update(false, true); }
+        };
+        // A reader who is waiting gets the index at once; one who only touched the box, in
+        // slices that leave the page free to answer.
+        if (queryTerms(q.value).length) {
+          ready(window.MiniSearch.loadJS(window.LITCORPUS_SEARCH, options));
+        } else { window.MiniSearch.loadJSAsync(window.LITCORPUS_SEARCH, options).then(ready, failed); }
       };
       loadScript("assets/minisearch.js", loaded, failed);
       loadScript("assets/search-index.js", loaded, failed);
@@ -181,6 +189,10 @@
     // fields they are in.
     function searchHits(query) {
       if (!data.tagIndex) {  // the words of every tag value ("Credit: Agent", its code, its id)
+        data.carriers = data.axes.map((axis) => axis.values.map(() => []));  // who has each value
+        data.entries.forEach((e, i) => {
+          e[VALUES].forEach((vs, a) => { vs.forEach((j) => { data.carriers[a][j].push(i); }); });
+        });
         data.tagIndex = new window.MiniSearch({ fields: ["text"], tokenize: docTerms,
           processTerm: (t) => t, searchOptions: { prefix: true, fuzzy: fuzzyFor,
             tokenize: queryTerms, processTerm: (t) => t } });
@@ -211,15 +223,16 @@
             add(terms, i, r.terms);
             Object.keys(r.match).forEach((t) => { add(fields, i, r.match[t]); });
           });
-          const tagged = data.tagIndex.search(word).map((r) => r.id.split(":").map(Number));
-          if (tagged.length) {
-            data.entries.forEach((e, i) => {
-              if (tagged.some((t) => e[VALUES][t[0]].indexOf(t[1]) >= 0)) {
-                if (!here[i]) { score[i] += TAG_SCORE; }
-                here[i] = 1;
-                add(fields, i, ["tags"]);
-              }
-            });
+          const tagged = new Uint8Array(n);
+          data.tagIndex.search(word).forEach((r) => {
+            const t = r.id.split(":").map(Number);
+            data.carriers[t[0]][t[1]].forEach((i) => { tagged[i] = 1; });
+          });
+          for (let i = 0; i < n; i += 1) {
+            if (!tagged[i]) { continue; }
+            if (!here[i]) { score[i] += TAG_SCORE; }
+            here[i] = 1;
+            add(fields, i, ["tags"]);
           }
           for (let i = 0; i < n; i += 1) { if (!here[i]) { on[i] = 0; } }
         });
@@ -683,7 +696,10 @@
         first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
         total: data.entries.length, pages: pages
       });
-      if (found && shown.length > 1 && shown.length === total(match(state, null).matched)) {
+      const filtered = state.since || data.axes.some((a) => (state.facets[a.id] || []).length);
+      const unsearched = !found || shown.length < 2 ? 0
+        : filtered ? total(match(state, null).matched) : data.entries.length;
+      if (found && shown.length > 1 && shown.length === unsearched) {
         text = sinceText + everyEntryText(state, shown);
       } else if (found && shown.length && how === "relevance") {
         text += " Best match first.";
@@ -704,7 +720,6 @@
           } catch (e) { /* some file:// contexts refuse; the view still updates */ }
         }
       }
-      remember();
     }
 
     // Filter groups that no matching entry has a value in are hidden (a benchmark's measures,
@@ -723,9 +738,11 @@
         " hidden: no matching entry has a value there." : "";
     }
 
+    // The view a paper page leads back to, stored as the reader leaves the list.
     function remember() {
       try { window.sessionStorage.setItem(LAST_LIST, window.location.href); } catch (e) { /* off */ }
     }
+    window.addEventListener("pagehide", remember);
 
     // On a phone the filters open over the list, with a button that shows the results.
     function openPanel(open) {
@@ -814,10 +831,8 @@
     applyToForm(initial);
     page = initial.page;
     if (initial.q) { loadSearch(); }
-    if (isDefault(initial)) {
-      status.textContent = status.getAttribute("data-default");
-      remember();
-    } else { update(null, true); }
+    if (isDefault(initial)) { status.textContent = status.getAttribute("data-default"); }
+    else { update(null, true); }
   }
 
   // A paper page's way back: to the list view the reader came from, when there was one.
