@@ -276,8 +276,9 @@ def status_is(page: Page, text: str) -> None:
 
 
 def sections_html(page: Page) -> str:
-    """The rendered sections, with whitespace between tags and the ../ of list pages dropped."""
-    html = page.eval_on_selector_all("#results section", "els => els.map(e => e.outerHTML)")
+    """The rendered list, with whitespace between tags and the ../ of list pages dropped."""
+    html = page.eval_on_selector_all("#results ol.entries", "els => els.map(e => e.outerHTML)")
+    assert html and 'li class="entry"' in html[0]
     return re.sub(r">\s+<", "><", "".join(html)).replace('href="../', 'href="')
 
 
@@ -349,15 +350,15 @@ def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
     for value in ("yes", "partial", "no"):
         expected = sum(d["is_rl"] == value for d in methods)
         assert page.text_content(f'[data-count="is_rl={value}"]') == str(expected)
-    assert page.eval_on_selector_all("#results h2", "hs => hs.length") == 0  # one list
+    assert page.eval_on_selector_all("#results section h2", "hs => hs.length") == 0  # one list
     page.check("#group")  # sections, when the reader asks for them
-    wait_for(page, "document.querySelectorAll('#results h2').length === 1")
-    assert page.eval_on_selector_all("#results h2", "hs => hs.map(h => h.textContent)") == [
+    wait_for(page, "document.querySelectorAll('#results section h2').length === 1")
+    assert page.eval_on_selector_all("#results section h2", "hs => hs.map(h => h.textContent)") == [
         f"RL method ({PAGE} of {len(methods)})"
     ]
     assert "group=1" in page.url
     page.uncheck("#group")
-    wait_for(page, "document.querySelectorAll('#results h2').length === 0")
+    wait_for(page, "document.querySelectorAll('#results section h2').length === 0")
     page.click("#pager a[rel=next]")
     status_is(page, f"Showing 101\u2013{len(methods)} of {len(methods)} matching entries.")
     assert "page=2" in page.url

@@ -1,7 +1,7 @@
 """The claims as readers read them: in the taxonomy's labels rather than field names, with the
 entries they expect named by title, their verdict at their release beside the verdict on the
-live corpus, and the gap-map cells each one speaks of (an empty cell only by a claim that finds no entry
-there, which so explains it).
+live corpus, and the gap-map cells each one speaks of (an empty cell only by a claim that finds
+no entry there, which so explains it).
 
 Reads the evaluated claims (analysis.claims) and the stats' gap tables; returns plain values
 for the claims and gap-map templates.
@@ -49,8 +49,8 @@ class ClaimView:
 
 
 def reader_words(text: str, tax: Taxonomy, claim_ids: dict[str, str]) -> list[Segment]:
-    """TEXT with each field name said by its label ('orchestration_decisions' -> 'Orchestration
-    sub-decisions learned') and each claim id made a link to that claim, its text as label."""
+    """TEXT with each field name said by its label (orchestration_decisions: Orchestration
+    sub-decisions learned) and each claim id made a link to that claim, its text as label."""
     names = {a.id: a.label for a in tax.axes.values()}
     for kind in tax.kinds.values():
         for f in kind.fields.values():

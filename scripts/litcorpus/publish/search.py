@@ -35,8 +35,8 @@ WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
 
 def fold(text: str) -> list[str]:
-    """TEXT's words as the index holds them: 'Multi-Agent Débat' -> ['multi', 'agent',
-    'multiagent', 'debat']."""
+    """TEXT's words as the index holds them: Multi-Agent Débat gives multi, agent, multiagent
+    and debat."""
     plain = (
         text
         if text.isascii()  # nothing to take accents from

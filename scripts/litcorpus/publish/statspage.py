@@ -64,7 +64,7 @@ SECTIONS = [
         "Screening",
         "How records were found, screened and kept or excluded.",
         ["prisma"],
-        ["prisma", "counts-exclusion"],
+        ["prisma", "prisma-update", "counts-exclusion"],
     ),
     (
         "claims",
