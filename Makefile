@@ -7,11 +7,12 @@ LITCORPUS := $(BIN)/litcorpus
 
 .DEFAULT_GOAL := all
 NODE_STAMP := tests/awesome/node_modules/.installed
+SITE_NODE := node_modules/.installed
 CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
 .PHONY: all help install check stats readme site serve sysdeps test golden lint bench clean
 
-all: install ## Install, check, then write stats/, the README list and site/ from one analysis
+all: install $(SITE_NODE) ## Install, check, then write stats/, the README list and site/ from one analysis
 	$(LITCORPUS) build
 
 help: ## List the targets
@@ -35,7 +36,7 @@ stats: check ## Validate, then write stats/ (tables, figures, stats.json, README
 readme: check ## Regenerate the awesome list between the markers in README.md
 	$(LITCORPUS) readme
 
-site: stats readme ## Build the static site into site/ (open site/index.html)
+site: stats readme $(SITE_NODE) ## Build the static site into site/ (open site/index.html)
 	$(LITCORPUS) site
 
 serve: site ## Serve site/ on http://127.0.0.1:8000
@@ -43,6 +44,12 @@ serve: site ## Serve site/ on http://127.0.0.1:8000
 
 sysdeps: ## Install the system packages the tests run (as root, with apt-get), or name them
 	@tests/sysdeps.sh
+
+# What the site ships from npm (MiniSearch), pinned by package-lock.json; copied into site/.
+$(SITE_NODE): package.json package-lock.json
+	@tests/sysdeps.sh node npm
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(SITE_NODE)
 
 $(NODE_STAMP): tests/awesome/package.json tests/awesome/package-lock.json | sysdeps
 	cd tests/awesome && npm ci --no-audit --no-fund --loglevel=error
@@ -55,10 +62,10 @@ $(CFF_SCHEMA):
 	$(BIN)/python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob('.cache/cffconvert/*.whl')[0]); open(sys.argv[1], 'wb').write(z.read('cffconvert/schemas/1.2.0/schema.json'))" $(CFF_SCHEMA)
 
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps install $(NODE_STAMP) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps install $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
-golden: install ## Regenerate the golden files under tests/golden (review the diff)
+golden: install $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
 lint: install ## Run ruff, mypy and the import contracts (import-linter)
@@ -67,7 +74,7 @@ lint: install ## Run ruff, mypy and the import contracts (import-linter)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
+bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
 	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches

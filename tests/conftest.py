@@ -91,6 +91,23 @@ def pages_of(root: Path) -> dict[str, bytes]:
     return dict(site_files(result, stats_files={}))
 
 
+def js_data(script: bytes, name: str) -> Any:
+    """The data a site script sets window.NAME to (the reverse of publish.escape.js_data)."""
+    import json
+    import re
+
+    text = script.decode()
+    head, tail = f"window.{name} = JSON.parse('", "');\n"
+    assert text.startswith(head) and text.endswith(tail)
+    literal = text[len(head) : -len(tail)]
+    unescaped = re.sub(
+        r"\\(u2028|u2029|.)",
+        lambda m: {"u2028": "\u2028", "u2029": "\u2029"}.get(m[1], m[1]),
+        literal,
+    )
+    return json.loads(unescaped)
+
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's; the browser tests never download one
 
 

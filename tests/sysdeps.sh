@@ -7,13 +7,16 @@
 set -euo pipefail
 declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [ris2xml]=bibutils
                 [node]=nodejs [npm]=npm)
+# Arguments name the programs to look for (`make` needs only node and npm); default: all.
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(chromium biber pandoc ris2xml node npm)
 missing=()
-for cmd in chromium biber pandoc ris2xml node npm; do
+for cmd in "${wanted[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "make test: installing ${missing[*]} with apt-get" >&2
+  echo "make: installing ${missing[*]} with apt-get" >&2
   apt-get update -qq
   # The browser and node with what Debian recommends (fonts among them); the readers without.
   browser=() readers=()
@@ -25,5 +28,5 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   [ ${#readers[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${readers[@]}" >/dev/null
   exit 0
 fi
-echo "make test needs system packages that are not installed: ${missing[*]} (as root: apt-get install -y ${missing[*]})" >&2
+echo "make needs system packages that are not installed: ${missing[*]} (as root: apt-get install -y ${missing[*]})" >&2
 exit 1

@@ -98,6 +98,17 @@ def wait_for(page: Page, expression: str, timeout: float = 5.0) -> None:
         page.wait_for_timeout(50)
 
 
+def tick(page: Page, name: str, value: str) -> None:
+    """Tick a filter, unfolding its group first when the group is folded."""
+    box = f'input[name="{name}"][value="{value}"]'
+    page.evaluate(
+        "s => { const d = document.querySelector(s).closest('details'); "
+        "if (d) { d.open = true; } }",
+        box,
+    )
+    page.check(box)
+
+
 def visible_keys(page: Page) -> list[str]:
     return sorted(
         page.eval_on_selector_all(".entry:not([hidden])", "els => els.map(e => e.dataset.key)")
@@ -122,7 +133,7 @@ def test_search_and_facets_update_list_and_url(site: Path, page: Page) -> None:
     assert "q=assignment" in page.url
     page.fill("#q", "")
     wait_for(page, "document.querySelectorAll('.entry:not([hidden])').length === 4")
-    page.check('input[name="is_rl"][value="yes"]')
+    tick(page, "is_rl", "yes")
     assert visible_keys(page) == ["alpha-rl"]
     assert "is_rl=yes" in page.url
     count = page.text_content('[data-count="is_rl=no"]')
@@ -130,7 +141,7 @@ def test_search_and_facets_update_list_and_url(site: Path, page: Page) -> None:
     # ticking a value no matching entry has could only empty the list: it is disabled
     assert page.is_disabled('input[name="category"][value="benchmark"]')
     assert page.text_content('[data-count="category=benchmark"]') == "0"
-    page.check('input[name="category"][value="rl_method"]')
+    tick(page, "category", "rl_method")
     assert visible_keys(page) == ["alpha-rl"]
     page.go_back()
     wait_for(page, "!document.querySelector('input[name=category][value=rl_method]').checked")
@@ -172,10 +183,31 @@ def test_gap_map_cell_leads_to_the_filtered_list_and_back(site: Path, page: Page
     page.keyboard.press("Enter")
     page.wait_for_url("**/gaps.html#cell-orchestration-learning-gap-stop-yes")
     wait_for(page, "!document.querySelector('#cell-orchestration-learning-gap-stop-yes').hidden")
-    assert "Unexplored" in page.text_content("#cell-orchestration-learning-gap-stop-yes")
     assert page.is_hidden(panel)
     page.evaluate("location.hash = '#cell-orchestration-learning-gap-spawn-yes'")
     wait_for(page, f"!document.querySelector({panel!r}).hidden")
+    unclaimed = "#cell-orchestration-learning-gap-communicate-no"  # empty; no claim speaks of it
+    assert "Unexplored" in page.text_content(unclaimed)
+
+
+def test_empty_gap_cell_leads_to_its_claim_and_back(site: Path, page: Page) -> None:
+    """The claim no-stop (fixture claims.yaml: no RL-trained entry learns to stop) speaks of
+    the empty cell O5 x Yes: the cell's panel gives the claim, not the "unexplored" sentence,
+    and links to it; the claim links back to the cell."""
+    stop = "cell-orchestration-learning-gap-stop-yes"
+    page.goto((site / "gaps.html").as_uri())
+    assert "claimed" in (page.get_attribute(f'a[data-cell="{stop}"]', "class") or "")
+    page.click(f'a[data-cell="{stop}"]')
+    wait_for(page, f"!document.getElementById({stop!r}).hidden")
+    text = page.text_content(f"#{stop}") or ""
+    assert "No RL-trained entry learns to stop." in text and "Unexplored" not in text
+    page.click(f"#{stop} a[href$='claims.html#claim-no-stop']")
+    page.wait_for_url("**/claims.html#claim-no-stop")
+    back = page.locator(f"#claim-no-stop a[href$='gaps.html#{stop}']")
+    assert back.count() == 1
+    back.click()
+    page.wait_for_url(f"**/gaps.html#{stop}")
+    wait_for(page, f"!document.getElementById({stop!r}).hidden")
 
 
 def test_hostile_entry_renders_as_text_and_runs_nothing(site: Path, page: Page) -> None:
@@ -244,8 +276,9 @@ def status_is(page: Page, text: str) -> None:
 
 
 def sections_html(page: Page) -> str:
-    """The rendered sections, with whitespace between tags and the ../ of list pages dropped."""
-    html = page.eval_on_selector_all("#results section", "els => els.map(e => e.outerHTML)")
+    """The rendered list, with whitespace between tags and the ../ of list pages dropped."""
+    html = page.eval_on_selector_all("#results ol.entries", "els => els.map(e => e.outerHTML)")
+    assert html and 'li class="entry"' in html[0]
     return re.sub(r">\s+<", "><", "".join(html)).replace('href="../', 'href="')
 
 
@@ -307,7 +340,7 @@ def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
     methods = [d for d in entries if d["category"] == "rl_method"]
     page.goto((site / "index.html").as_uri() + "?page=2")
     assert page.text_content("#status") == "Showing 101\u2013200 of all 250 entries."
-    page.check('input[name="category"][value="rl_method"]')
+    tick(page, "category", "rl_method")
     status_is(page, f"Showing 1\u2013100 of {len(methods)} matching entries.")
     assert "page=" not in page.url and "category=rl_method" in page.url
     assert page.text_content('[data-count="category=rl_method"]') == str(len(methods))
@@ -317,9 +350,15 @@ def test_filters_and_sort_return_to_page_one_with_counts_over_all_entries(
     for value in ("yes", "partial", "no"):
         expected = sum(d["is_rl"] == value for d in methods)
         assert page.text_content(f'[data-count="is_rl={value}"]') == str(expected)
-    assert page.eval_on_selector_all("#results h2", "hs => hs.map(h => h.textContent)") == [
+    assert page.eval_on_selector_all("#results section h2", "hs => hs.length") == 0  # one list
+    page.check("#group")  # sections, when the reader asks for them
+    wait_for(page, "document.querySelectorAll('#results section h2').length === 1")
+    assert page.eval_on_selector_all("#results section h2", "hs => hs.map(h => h.textContent)") == [
         f"RL method ({PAGE} of {len(methods)})"
     ]
+    assert "group=1" in page.url
+    page.uncheck("#group")
+    wait_for(page, "document.querySelectorAll('#results section h2').length === 0")
     page.click("#pager a[rel=next]")
     status_is(page, f"Showing 101\u2013{len(methods)} of {len(methods)} matching entries.")
     assert "page=2" in page.url

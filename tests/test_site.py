@@ -15,7 +15,7 @@ from unittest.mock import ANY
 
 import pytest
 
-from conftest import REPO, make_mini_root, pages_of
+from conftest import REPO, edit, js_data, make_mini_root, pages_of
 from golden import assert_golden
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
@@ -39,7 +39,7 @@ PAGES = [
 
 
 def test_golden_html(mini_site: dict[str, bytes]) -> None:
-    assert_golden("site", {p: mini_site[p] for p in [*PAGES, "assets/entries.js"]})
+    assert_golden("site", {p: mini_site[p] for p in [*PAGES, "assets/entries.js", "feed.xml"]})
 
 
 def test_golden_list_page(mini_root: Path) -> None:
@@ -112,8 +112,9 @@ def test_readme_block_is_generated(mini_root: Path) -> None:
     assert "- [Usage](#usage)" in out and "- [RL method](#rl-method)" in out
     assert (
         "- [Alpha: Learning to Spawn Sub-Agents with Reinforcement Learning]"
-        "(https://arxiv.org/abs/2501.00001) - Doe et al., 2025. Trains an orchestrator"
-    ) in out
+        "(https://arxiv.org/abs/2501.00001) - Doe et al., 2025. _Reward: R7; Credit: "
+        "Orchestrator; Topology: Swarm; Learns: O1, O2._\n"
+    ) in out  # two lines at most: the summary is on the site
     assert render_readme(load_corpus(mini_root), out) == out
 
 
@@ -165,8 +166,8 @@ def test_pages_have_landmarks_and_labels(mini_site: dict[str, bytes], page: str)
     for landmark in ("<header", "<nav aria-label=", '<main id="main"', "<footer", 'lang="en"'):
         assert landmark in html
     if page == "index.html":
-        assert html.count('<input type="checkbox"') == html.count("<label><input")
-        assert '<label for="q">' in html and '<label for="sort">' in html
+        assert html.count('<input type="checkbox" name=') == html.count("<label><input")
+        assert '<label for="q">' in html and '<label class="sort" for="sort">' in html
 
 
 def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -> None:
@@ -178,9 +179,10 @@ def test_paper_pages_name_a_bounded_number_of_related_entries(mini_root: Path) -
         copy = copy.replace("added: 2026-05-04", "added: 2026-06-01")  # after the release
         (mini_root / f"papers/alpha-copy{i:02d}.yaml").write_text(copy)
     page = pages_of(mini_root)["papers/alpha-rl.html"].decode()
-    item = next(li for li in page.split("<li>") if "O1 When to spawn \u00d7 Yes" in li)
+    cell = '<a class="cell-link" href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">'
+    item = page[page.index(cell) :].split("</ul>")[0]
     assert item.count('href="../papers/alpha-copy') == 12
-    assert 'and <a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">3 more</a>' in item
+    assert '<a href="../gaps.html#cell-orchestration-learning-gap-spawn-yes">and 3 more</a>' in item
 
 
 def test_incremental_build_leaves_unchanged_pages_alone(mini_root: Path) -> None:
@@ -221,10 +223,7 @@ def grow(root: Path, n: int) -> None:
 
 
 def entry_records(files: dict[str, bytes]) -> dict[str, Any]:
-    text = files["assets/entries.js"].decode()
-    prefix = "window.LITCORPUS_ENTRIES = "
-    assert text.startswith(prefix) and text.endswith(";\n")
-    data: dict[str, Any] = json.loads(text[len(prefix) : -2])
+    data: dict[str, Any] = js_data(files["assets/entries.js"], "LITCORPUS_ENTRIES")
     return data
 
 
@@ -240,10 +239,10 @@ def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path
     assert [p for p in files if p.startswith("list/")] == ["list/2.html", "list/3.html"]
     pages = [files["index.html"], files["list/2.html"], files["list/3.html"]]
     assert [len(page_keys(p)) for p in pages] == [PAGE_SIZE, PAGE_SIZE, 30]
-    # sections group within a page, so compare the set of each page's keys with the order
+    # the whole list is in one order, newest first, across pages (no section regroups a page)
     order = [r.data["key"] for r in papers]
     for n, text in enumerate(pages):
-        assert set(page_keys(text)) == set(order[n * PAGE_SIZE : (n + 1) * PAGE_SIZE])
+        assert page_keys(text) == order[n * PAGE_SIZE : (n + 1) * PAGE_SIZE]
     second = files["list/2.html"].decode()
     assert "Showing 101\u2013200 of all 230 entries." in second
     assert '<a href="../index.html" aria-current="page">Papers</a>' in second
@@ -254,7 +253,7 @@ def test_list_is_paged_newest_first_with_every_entry_on_one_page(mini_root: Path
     assert "Showing 1\u2013100 of all 230 entries." in index
     assert '<a href="list/2.html" data-page="2" rel="next">Next</a>' in index
     assert "every entry is listed below, 100 to a page, newest first." in index
-    assert re.search(r"<h2>RL method <span class=\"count\">\(\d+ of \d+\)</span></h2>", index)
+    assert '<section class="category"' not in index
 
 
 def test_entries_script_holds_every_entry_in_the_default_order(mini_root: Path) -> None:
@@ -367,3 +366,101 @@ def test_site_is_written_as_it_is_made(mini_root: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="twice"):
         write_tree(tmp_path / "other", iter([("a.txt", b"1"), ("a.txt", b"2")]), "t", "k")
     assert not (tmp_path / "other").exists()
+
+
+def test_feed_is_valid_atom_that_a_feed_reader_parses(mini_site: dict[str, bytes]) -> None:
+    """feedparser (the Universal Feed Parser) reads feed.xml without complaint: the fixture's
+    three papers (added 2026-05-04, keys in reverse order at equal days) and its one release."""
+    import feedparser
+
+    feed = feedparser.parse(mini_site["feed.xml"])
+    assert not feed.bozo, feed.get("bozo_exception")
+    assert feed.version == "atom10"
+    assert feed.feed.title == "awesome-llm-mas-rl: new entries and releases"
+    assert [e.link for e in feed.entries] == [
+        "changes.html#release-2026.05",
+        "papers/gamma-survey.html",
+        "papers/beta-bench.html",
+        "papers/alpha-rl.html",
+    ]
+    assert all(
+        e.id.startswith("urn:uuid:") and e.updated == "2026-05-04T00:00:00Z" for e in feed.entries
+    )
+    assert len({e.id for e in feed.entries}) == 4
+    assert feed.entries[1].title.startswith("Gamma")
+    changes = mini_site["changes.html"].decode()
+    assert '<a href="feed.xml" type="application/atom+xml">the Atom feed</a>' in changes
+
+
+def test_corpus_citation_per_release_reads_as_bibtex(mini_site: dict[str, bytes]) -> None:
+    """The fixture's CITATION.cff names a body and a person; the statistics page gives each
+    release a BibTeX entry that pybtex reads, and the footer its text."""
+    import pybtex.database
+
+    stats = html.unescape(mini_site["stats.html"].decode())
+    bib = stats.split('<pre class="bibtex" id="bibtex-1" tabindex="0"><code>')[1].split("</code>")[
+        0
+    ]
+    entry = pybtex.database.parse_string(bib, "bibtex").entries["awesome-llm-mas-rl-2026-05"]
+    assert entry.fields["title"] == "{The fixture corpus}"
+    assert entry.fields["version"] == "2026.05" and entry.fields["year"] == "2026"
+    assert [str(p) for p in entry.persons["author"]] == ["{The fixture's curators}", "Doe, Jane"]
+    assert "\\usepackage{booktabs}" in stats
+    footer = html.unescape(mini_site["index.html"].decode()).split('<footer class="site-footer">')[
+        1
+    ]
+    assert (
+        "The fixture's curators, Jane Doe (2026). The fixture corpus (Version 2026.05) [Data set]."
+        in footer
+    )
+
+
+def test_site_without_minisearch_stops_before_writing(
+    mini_root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import litcorpus.publish.vendor as vendor
+    from litcorpus.model.errors import CommandError
+    from litcorpus.publish.site import write_site
+
+    monkeypatch.setattr(vendor, "CHECKOUT", tmp_path / "nowhere")
+    with pytest.raises(CommandError) as caught:
+        write_site(analyse(load_corpus(mini_root)), tmp_path / "site")
+    assert caught.value.code == "site-dependency-missing"
+    assert "npm ci" in str(caught.value) and not (tmp_path / "site").exists()
+
+
+def test_site_ships_minisearch_with_its_licence(mini_site: dict[str, bytes]) -> None:
+    lock = json.loads((REPO / "package-lock.json").read_text())
+    version = lock["packages"]["node_modules/minisearch"]["version"]
+    assert version == json.loads((REPO / "package.json").read_text())["dependencies"]["minisearch"]
+    assert b"MiniSearch" in mini_site["assets/minisearch.js"]
+    assert b"Permission is hereby granted" in mini_site["assets/minisearch.LICENSE.txt"]
+    assert not (REPO / "scripts" / "litcorpus" / "publish" / "static" / "minisearch.js").exists()
+
+
+def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) -> None:
+    """A second spawner added after release 2026.05 leaves one-spawner held at its release
+    (alpha-rl alone) but not on the live corpus: the claims page says both, by title."""
+    alpha = (mini_root / "papers/alpha-rl.yaml").read_text()
+    later = alpha.replace("key: alpha-rl", "key: delta-late").replace("2501.00001", "2501.00009")
+    later = later.replace("Alpha: Learning to Spawn", "Delta: Spawning Later")
+    (mini_root / "papers/delta-late.yaml").write_text(later.replace("2026-05-04", "2026-06-01"))
+    edit(
+        mini_root / "claims.yaml",
+        'boundary: "Fixture corpus."\n    where: {orchestration_decisions',
+        'boundary: "Counts orchestration_decisions only; see no-stop."\n    where: '
+        "{orchestration_decisions",
+    )
+    page = html.unescape(pages_of(mini_root)["claims.html"].decode())
+    claim = page.split('id="claim-one-spawner"')[1].split("</li>")[0]
+    assert "Held at release 2026.05" in claim and "No longer holds on the live corpus" in claim
+    assert (
+        "At release 2026.05: alpha-rl, expected exactly these. On the live corpus: "
+        "alpha-rl, delta-late." in claim
+    )
+    assert 'Expected exactly: <a href="papers/alpha-rl.html">Alpha: Learning' in claim
+    assert "Counts Orchestration sub-decisions learned only; see " in claim
+    assert '<a href="#claim-no-stop">\u201cNo RL-trained entry learns to stop\u201d</a>' in claim
+    text = re.sub(r"<[^>]+>", " ", page.split("<main")[1].split("</main>")[0])
+    assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no field name said as such
+    assert '<dfn id="boundary">Boundary</dfn>: what a claim counts' in page

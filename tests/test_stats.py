@@ -247,3 +247,32 @@ def test_stats_check_detects_staleness(mini_root: Path) -> None:
     edit(mini_root / "papers/gamma-survey.yaml", "year: 2026", "year: 2025")
     result = run("stats", "--root", str(mini_root), "--check")
     assert result.returncode == 1 and "stale: stats/stats.json" in result.stdout
+
+
+def test_table_csvs_read_with_default_readers(built: tuple[dict, dict[str, bytes]]) -> None:
+    """A table's CSV file starts with its header, so pandas with no options and Python's csv
+    module read the right columns; its citation and hash are in tables/index.csv, and the
+    hash is that of the file itself."""
+    import csv
+    import hashlib
+    import io
+
+    import pandas as pd
+
+    _, files = built
+    index = list(csv.DictReader(io.StringIO(files["tables/index.csv"].decode())))
+    assert (
+        len(index) == len([p for p in files if p.startswith("tables/") and p.endswith(".csv")]) - 1
+    )
+    for row in index:
+        data = files[row["csv"]]
+        header = next(csv.reader(io.StringIO(data.decode())))
+        frame = pd.read_csv(io.BytesIO(data))
+        assert list(frame.columns) == header and not header[0].startswith("#"), row["id"]
+        assert hashlib.sha256(data).hexdigest()[:12] == row["sha256"]
+        assert row["citation"] == f"{row['id']}, corpus 2026.05, sha256:{row['sha256']}"
+    claims = pd.read_csv(io.BytesIO(files["tables/claims.csv"]))
+    assert list(claims.columns) == ["claim", "held", "expected", "actual"]
+    assert len(claims) == 5  # the fixture's five claims, one row each
+    tex = files["tables/claims.tex"].decode()
+    assert "booktabs" in tex.splitlines()[1] and r"\toprule" in tex

@@ -46,6 +46,7 @@ def test_a_user_without_the_programs_gets_one_line_naming_them_all() -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert all(f" {p}" in lines[0] for p in PACKAGES), lines[0]
+    assert lines[0].startswith("make needs system packages")
     assert "apt-get install -y" in lines[0]
 
 
@@ -62,6 +63,25 @@ def test_root_installs_the_missing_programs_with_apt_get(tmp_path: Path) -> None
     # The browser and node with Debian's recommends (fonts), the export readers without.
     assert calls[1] == "install -y -qq chromium nodejs npm"
     assert calls[2] == "install -y -qq --no-install-recommends biber pandoc bibutils"
+
+
+def test_make_asks_only_for_node_and_npm() -> None:
+    """`make` (the site's MiniSearch) needs node and npm alone, not the test programs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)
+        bin_dir = bare_path(Path(tmp))
+        cmd = [str(bin_dir / "bash"), str(SCRIPT), "node", "npm"]
+        if os.geteuid() == 0:
+            cmd = [
+                str(shutil.which("setpriv")),
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                *cmd,
+            ]
+        done = subprocess.run(cmd, env={"PATH": str(bin_dir)}, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.split(": ", 1)[1].startswith("nodejs npm (as root")
 
 
 def test_nothing_is_done_when_everything_is_there() -> None:

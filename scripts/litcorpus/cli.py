@@ -244,6 +244,7 @@ def site(root: Path | None, out: Path | None) -> None:
     """Build the static site (list, paper pages, taxonomy, gap map, stats, claims)."""
     from safewrite.errors import OutputError
 
+    from .model.errors import CommandError
     from .progress import terminal_progress
     from .publish.site import write_site
 
@@ -253,7 +254,7 @@ def site(root: Path | None, out: Path | None) -> None:
     result = _valid_result(root, progress, output=("site", target))
     try:
         total, written = write_site(result, target, progress)
-    except OutputError as exc:
+    except (OutputError, CommandError) as exc:
         _fail("site", exc)
     finally:
         if progress:

@@ -250,6 +250,30 @@ def bench_import(spans: int, reps: int) -> dict[str, Any]:
     return row
 
 
+def bench_fold(reps: int = 7) -> dict[str, Any]:
+    """The search index's word folding (publish.search.fold) on a summary that is one word of
+    64 KB and of 128 KB, against its floor, lower-casing the same text: linear folding takes
+    about twice as long on twice the text (a pattern that retried at every position took
+    quadratic time: four times as long)."""
+    from litcorpus.publish.search import fold
+
+    out: dict[str, Any] = {}
+    for kb in (64, 128):
+        text = "a" * (kb * 1024)
+        times = []
+        floors = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            fold(text)
+            times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            text.lower().split()
+            floors.append(time.perf_counter() - start)
+        out[f"{kb}kb"] = {"seconds": statistics.median(times), "floor": statistics.median(floors)}
+    out["growth_64_to_128"] = round(out["128kb"]["seconds"] / out["64kb"]["seconds"], 2)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="84,1000,10000,100000")
@@ -278,7 +302,13 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "processor": platform.machine(),
     }
-    results: dict[str, Any] = {"machine": machine}
+    results: dict[str, Any] = {"machine": machine, "fold": bench_fold()}
+    f = results["fold"]
+    print(
+        f"search fold, one-word summary: 64 KB {f['64kb']['seconds'] * 1000:.2f} ms, 128 KB "
+        f"{f['128kb']['seconds'] * 1000:.2f} ms ({f['growth_64_to_128']}x for twice the text)",
+        flush=True,
+    )
     if args.loop_reps:
         results["loop"] = bench_loop(args.loop_reps, args.peer, CACHE)
         print(report(results["loop"]), flush=True)

@@ -24,6 +24,7 @@ CODES: dict[str, str] = {
     "decision-refused": "A screening decision that cannot be taken, and why.",
     "out-of-memory": "The run needed more memory than the process may use.",
     "system-error": "The system refused to read or write a file the run needed.",
+    "site-dependency-missing": "A script the site ships from npm is not installed (npm ci).",
 }
 
 

@@ -84,6 +84,7 @@ class Views:
     agreement_file: str | None = None
     agreement_method: str = ""  # how the second reader's check was done, for its caption
     readme_tags: list[str] = field(default_factory=list)
+    headline: list[str] = field(default_factory=list)  # what a card shows, the open facets
     group_by: str | None = None
     venues: list[str] = field(default_factory=list)  # the list's venue facet, by name
     reader: Reader | None = None
@@ -183,11 +184,12 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
     views, problems = Views(), r.problems
     bad = r.bad
     site: dict[str, Any] = top["site"] if isinstance(top.get("site"), dict) else {}
-    for i, name in enumerate(site.get("readme_tags") or []):
-        if name in tax.axes:
-            views.readme_tags.append(name)
-        else:
-            bad(("site", "readme_tags", i), f"readme_tags names unknown axis '{name}'")
+    for key in ("readme_tags", "headline"):
+        for i, name in enumerate(site.get(key) or []):
+            if name in tax.axes:
+                getattr(views, key).append(name)
+            else:
+                bad(("site", key, i), f"{key} names unknown axis '{name}'")
     venues = site.get("venues") or []
     if isinstance(venues, list) and all(isinstance(v, str) and v.strip() for v in venues):
         views.venues = [v.strip() for v in venues]

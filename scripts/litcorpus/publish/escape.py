@@ -7,6 +7,9 @@
   so it opens no link, heading, emphasis or tag; a link's address has every character that
   could end it or start markup percent-encoded.
 - LaTeX: the ten special characters become their commands.
+- JavaScript: data for a page is JSON inside a string literal given to JSON.parse (a browser
+  parses a large JSON string several times faster than the same object literal), with the
+  backslashes, quotes and line separators that would end or break the literal escaped.
 - BibTeX: braces are what ends a field, and BibTeX counts them even after a backslash, so a
   brace in text becomes \\textbraceleft{} or \\textbraceright{} and one in an address is
   percent-encoded: every field stays balanced and no value can close its entry.
@@ -14,7 +17,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 from urllib.parse import quote
 
 from pylatexenc.latexencode import unicode_to_latex
@@ -49,6 +54,19 @@ def csv_cell(value: object) -> object:
     if value.startswith(_FORMULA_START):
         value = "'" + value
     return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def js_data(name: str, data: Any) -> bytes:
+    """A script that sets window.NAME to DATA: `window.NAME = JSON.parse('...');`."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    literal = (
+        text.replace("\\", "\\\\")
+        .replace("'", "\\'")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+        .replace("</", "<\\/")
+    )
+    return f"window.{name} = JSON.parse('{literal}');\n".encode()
 
 
 def md_text(text: object) -> str:

@@ -3,30 +3,33 @@ assets/entries.js share.
 
 The list shows PAGE_SIZE entries at a time, so the page's HTML and DOM stay the same size
 however large the corpus grows. index.html holds the first page; list/N.html holds page N of
-the default order (newest first), so every entry is reachable without JavaScript.
-assets/entries.js holds one compact record per entry, from which the browser filters, counts,
-sorts and renders any page (static/app.js). Within a page, entries are grouped in sections by
-the taxonomy's site.group_by axis.
+the default order (newest first, over the whole list), so every entry is reachable without
+JavaScript. assets/entries.js holds one compact record per entry, from which the browser
+filters, counts, sorts and renders any page (static/app.js); a reader may group a page in
+sections by the taxonomy's site.group_by axis. A card shows the tags of the site.headline axes
+(the survey's three axes and the topology), whose filters come first and unfolded; the rest
+are on the paper page.
 
-entries.js sets `window.LITCORPUS_ENTRIES` to
-`{"pageSize": n, "group": axis index or -1, "axes": [...], "entries": [...]}`: each axis is
-`{"id", "label", "values": [[id, section label, chip text, code or null, description],
-...]}` (the taxonomy's values, then any other value the entries use), followed by the two
-facets that are no taxonomy axis and show no chip, marked `"derived": 1`: the year (newest
-first) and the venue (the taxonomy's site.venues an entry's venue names, else "Other"). Each
-entry is
-`[key, title, url or null, year, byline, summary, [[label, href], ...], [[value index, ...]
-per axis], added (YYYY-MM-DD), 1 when new since the latest release else 0]`, in the default
-order; "releases" lists `[version, date]`, oldest first (the list filters on ?since=VERSION).
+entries.js sets `window.LITCORPUS_ENTRIES` (escape.js_data) to
+`{"pageSize": n, "group": axis index or -1, "headline": [axis index, ...], "axes": [...],
+"entries": [...]}`: each axis is `{"id", "label", "short", "values": [[id, label, chip text,
+code or null, description], ...]}` (the taxonomy's values, then any other value the entries
+use), followed by the two facets that are no taxonomy axis and show no chip, marked
+`"derived": 1`: the year (newest first) and the venue (the taxonomy's site.venues an entry's
+venue names, else "Other"). Each entry is
+`[key, title, url or null, year, byline, summary, [[label, href], ...] (the paper's address
+first, when it has one), [[value index, ...] per axis], added (YYYY-MM-DD), 1 when new since
+the latest release else 0]`, in the default order; "releases" lists `[version, date]`,
+oldest first (the list filters on ?since=VERSION).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
+from .escape import js_data
 from .presentation import shared_codes, value_tag
 
 PAGE_SIZE = 100  # entries on one page of the list
@@ -135,6 +138,8 @@ class Listing:
                     self.values[a].append([t.value, t.value, t.text, t.code, ""])
         self.ids = [axis.id for axis in self.axes]
         self.labels = [axis.label for axis in self.axes]
+        self.shorts = [axis.short for axis in self.axes]
+        self.headline_ids = [a for a in tax.views.headline if a in self.pos] or self.ids[:]
         self.retired = [{v.id for v in axis.values if v.retired} for axis in self.axes]
         self.derived: list[list[list[str]]] = []  # per derived facet, each entry's values
         for fid, label, values, per_entry in derived_facets(entries, tax.views.venues):
@@ -143,6 +148,7 @@ class Listing:
             self.index.append({v: i for i, v in enumerate(values)})
             self.ids.append(fid)
             self.labels.append(label)
+            self.shorts.append(label)
             self.notes.append([])
             self.retired.append(set())
             self.derived.append(per_entry)
@@ -164,13 +170,15 @@ class Listing:
         return by_axis
 
     def facets(self) -> list[dict[str, Any]]:
-        """What the list page's filter form shows: each facet's id, label, notes and values
-        (id, code, label, how many entries have it), retired values left out."""
-        return [
+        """What the list page's filter form shows: each facet's id, label, notes, values (id,
+        code, label, how many entries have it; retired values left out) and whether it is
+        open: the headline axes first and open, in their order, then the rest, folded."""
+        out = [
             {
                 "id": fid,
                 "label": label,
                 "notes": notes,
+                "open": fid in self.headline_ids,
                 "values": [
                     {"id": row[0], "code": row[3], "label": row[1], "count": count}
                     for row, count in zip(table, counts, strict=True)
@@ -187,44 +195,43 @@ class Listing:
                 strict=True,
             )
         ]
+        first = {fid: i for i, fid in enumerate(self.headline_ids)}
+        return sorted(out, key=lambda f: first.get(f["id"], len(first)))
 
-    def sections(self, members: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-        """MEMBERS (one page, in display order) in sections by the group_by axis, in value
-        order; entries without a value come last, under "Other"."""
-        if self.group is None:
-            return [("Entries", members)] if members else []
-        a = self.pos[self.group]
-        buckets: dict[int, list[dict[str, Any]]] = {}
-        for e in members:
-            raw = e["data"].get(self.group)
-            buckets.setdefault(self.index[a].get(str(raw), len(self.values[a])), []).append(e)
-        return [
-            (self.values[a][i][1] if i < len(self.values[a]) else "Other", buckets[i])
-            for i in sorted(buckets)
-        ]
+    def card_tags(self, e: dict[str, Any]) -> list[Any]:
+        """The tags a card shows: those of the headline axes, in axis order."""
+        return [t for t in e["tags"] if t.axis in self.headline_ids]
 
     def pages(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The template context of each page of ENTRIES (in the default order): `number`,
-        `pages_total`, `page_size`, `status`, `sections` as (label, entries, entries of that
-        label on every page) and `pager_items` (None when one page holds everything)."""
+        `pages_total`, `page_size`, `status`, `entries` and `pager_items` (None when one page
+        holds everything)."""
         total = len(entries)
         pages = page_count(total)
-        totals = {label: len(members) for label, members in self.sections(entries)}
         out = []
         for n in range(1, pages + 1):
             chunk = entries[(n - 1) * PAGE_SIZE : n * PAGE_SIZE]
-            sections = [(label, ms, totals[label]) for label, ms in self.sections(chunk)]
             out.append(
                 {
                     "number": n,
                     "pages_total": pages,
                     "page_size": PAGE_SIZE,
                     "status": status_text((n - 1) * PAGE_SIZE + 1, len(chunk), total, total, pages),
-                    "sections": sections,
+                    "entries": chunk,
+                    "card_tags": self.card_tags,
+                    "group_label": self.group_label,
                     "pager_items": pager(n, pages, "" if n == 1 else "../") if pages > 1 else None,
                 }
             )
         return out
+
+    def group_label(self, e: dict[str, Any]) -> str:
+        """The label of E's value on the group_by axis ('RL method'), shown in its byline."""
+        if self.group is None:
+            return ""
+        a = self.pos[self.group]
+        i = self.index[a].get(str(e["data"].get(self.group)))
+        return "" if i is None else str(self.values[a][i][1])
 
     def script(self, entries: list[dict[str, Any]], releases: list[list[str]]) -> bytes:
         """assets/entries.js for ENTRIES, the entries this listing was made of, in the default
@@ -237,7 +244,7 @@ class Listing:
                 e["year"],
                 e["byline"],
                 str(e["summary"]),
-                [list(link) for link in e["links"][1:]],
+                [list(link) for link in e["links"]],
                 self.entry_values(e, n),
                 e["added"],
                 1 if e["new"] else 0,
@@ -248,15 +255,15 @@ class Listing:
         data = {
             "pageSize": PAGE_SIZE,
             "group": group,
+            "headline": [self.pos[a] for a in self.headline_ids],
             "axes": [
-                {"id": fid, "label": label, "values": values}
+                {"id": fid, "label": label, "short": short, "values": values}
                 | ({"derived": 1} if a >= len(self.axes) else {})
-                for a, (fid, label, values) in enumerate(
-                    zip(self.ids, self.labels, self.values, strict=True)
+                for a, (fid, label, short, values) in enumerate(
+                    zip(self.ids, self.labels, self.shorts, self.values, strict=True)
                 )
             ],
             "entries": rows,
             "releases": releases,
         }
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return f"window.LITCORPUS_ENTRIES = {text};\n".encode()
+        return js_data("LITCORPUS_ENTRIES", data)

@@ -235,13 +235,36 @@ def trend(t: dict[str, Any], labels: dict[str, Any]) -> Figure:
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(7, 3))
-    xs = [int(y) for y in t["rows"]]  # on a time axis: years apart stand apart
+    years = [int(y) for y in t["rows"]]
+    # One bar per year that has entries; a run of years without any is one break on the axis
+    # (a wider gap, marked //), so that 1994 and 2001 stand apart without 80% of an empty axis.
+    xs: list[float] = []
+    breaks: list[float] = []
+    for i, year in enumerate(years):
+        if i and year - years[i - 1] > 1:
+            breaks.append(xs[-1] + 0.9)
+            xs.append(xs[-1] + 1.8)
+        else:
+            xs.append(xs[-1] + 1 if xs else 0.0)
     bottom = [0] * len(xs)
     for i, col in enumerate(t["cols"]):
         values = [row[i] for row in t["cells"]]
         ax.bar(xs, values, bottom=bottom, color=colour(i, col), label=labels["cols"][i], width=0.8)
         bottom = [a + b for a, b in zip(bottom, values, strict=True)]
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xticks(xs, [str(y) for y in years], rotation=45 if len(years) > 10 else 0)
+    for x in breaks:
+        ax.text(
+            x,
+            0,
+            "//",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="#555555",
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+        )
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("entries")
     ax.set_title(f"Entries per {t['field']}, by {labels['by'].lower()}", fontsize=9, loc="left")
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))

@@ -3,7 +3,8 @@
 Reads the validated corpus and README.md; writes the block: headline counts, the table of
 contents (generated sections plus the hand-written level-two headings after the block), the
 concept figures and reader tables, and one section per category with
-`- [Title](url) - First author, year. Summary. Tags.` items.
+`- [Title](url) - First author, year. Tags.` items: two lines at most on GitHub, the summaries
+being on the site's paper pages.
 """
 
 from __future__ import annotations
@@ -41,26 +42,29 @@ def slug(heading: str) -> str:
 
 
 def item(data: dict[str, Any], tax: Taxonomy, tag_axes: list[str]) -> str:
-    """One list item: the linked title, the byline, the summary, then the tags."""
-    tags = [t for t in tags_of(data, tax, tag_axes) if t.value != "NA"]
-    shown = ", ".join(t.text for t in tags)
-    summary = str(data.get("summary", "")).strip().rstrip(".")
+    """One list item: the linked title, the byline, then the tags, each by its code when it
+    has one ('Reward: R8', 'Credit: Agent')."""
+    by_axis: dict[str, list[str]] = {}  # 'Learns: O1, O2', one axis once
+    for t in tags_of(data, tax, tag_axes):
+        if t.value != "NA":
+            by_axis.setdefault(t.short, []).append(t.code or t.label)
+    shown = "; ".join(f"{short}: {', '.join(values)}" for short, values in by_axis.items())
     url = md_url(safe_url(data.get("url")) or f"papers/{data['key']}.yaml")
     tail = f" _{md_text(shown)}._" if shown else ""
     by = md_text(byline(data, venue=False))
-    return f"- [{md_text(data['title'])}]({url}) - {by}. {md_text(summary)}.{tail}"
+    return f"- [{md_text(data['title'])}]({url}) - {by}.{tail}"
 
 
 def tags_sentence(tax: Taxonomy) -> str:
-    """What the tags after each summary are, from the taxonomy's readme_tags: 'Tags follow
-    each summary: Reward (reward design, R1-R8), Credit (credit unit), ...'."""
+    """What the tags after each byline are, from the taxonomy's readme_tags: 'Tags follow
+    each byline: Reward (reward design, R1-R8), Credit (credit unit), ...'."""
     parts = []
     for axis_id in tax.views.readme_tags:
         axis = tax.axes[axis_id]
         codes = [c for v in axis.values if (c := axis.code_of(v.id))]
         span = f", {codes[0]}-{codes[-1]}" if len(set(codes)) > 1 else ""
         parts.append(f"{axis.short} ({axis.label.lower()}{span})")
-    return f"Tags follow each summary: {', '.join(parts)}." if parts else ""
+    return f"Tags follow each byline: {', '.join(parts)}." if parts else ""
 
 
 def reader_parts(corpus: Corpus) -> tuple[list[str], list[str]]:

@@ -1,10 +1,11 @@
 """Builds the static site (jinja2): the faceted list (paged, with its entry records; see
-listing) and its search (see search), per-paper pages, taxonomy, statistics, gap map (each
-cell linked to the list filtered to it), claims, screening, changes and trace-schema pages;
-downloads come from stats/exports.
+listing) and its ranked search (see search), per-paper pages (each tag with the evidence behind
+it), taxonomy, statistics, gap map (each cell linked to the list filtered to it, and to the
+claims that speak of it), claims, changes, an Atom feed and, for curators, the screening and
+trace-schema pages; downloads come from stats/exports, MiniSearch from npm (see vendor).
 
-Reads the validated corpus, its stats and traces/trace.schema.json; returns every file as
-bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
+Reads the validated corpus, its stats, CITATION.cff and traces/trace.schema.json; returns
+every file as bytes so the site is written at once (atomic) and byte-for-byte reproducibly.
 """
 
 from __future__ import annotations
@@ -19,28 +20,33 @@ from urllib.parse import urlencode
 from orchtrace.schemadoc import schema_rows
 
 from ..analysis.result import Result
+from ..model.taxonomy import Taxonomy
 from ..progress import Progress
 from . import statsdir
+from .citation import citations, read_cff
+from .claimview import claim_views, claims_by_cell
 from .export import entry_bibtex
+from .feed import atom_feed
 from .listing import Listing
 from .plots import figure_titles
 from .presentation import entry_view, shared_codes, value_name, where_query, where_text
 from .search import search_index
-from .tables import build_tables
+from .statspage import stats_sections
+from .tables import build_tables, scope_notes
 from .templating import environment
+from .vendor import vendored
 
 T = TypeVar("T")
 
-PAGES = [
+PAGES = [  # the main menu, for readers
     ("index.html", "Papers"),
-    ("taxonomy.html", "Taxonomy"),
     ("gaps.html", "Gap map"),
     ("stats.html", "Statistics"),
     ("claims.html", "Claims"),
-    ("screening.html", "Screening"),
+    ("taxonomy.html", "Taxonomy"),
     ("changes.html", "Changes"),
-    ("traces.html", "Traces"),
 ]
+CURATOR_PAGES = [("screening.html", "Screening"), ("traces.html", "Trace schema")]
 SCHEMA = "traces/trace.schema.json"
 MAX_RELATED = 12  # entries named per shared gap cell on a paper page
 MAX_LISTED = 100  # entries named per value on the taxonomy page and per gap-map cell
@@ -60,6 +66,27 @@ def build_site(result: Result) -> dict[str, bytes]:
     return dict(site_files(result))
 
 
+def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[str, str]]:
+    """{(axis, value): the evidence item (quote, where, source)} of entry E's tags, from its
+    record's evidence fields (taxonomy fields of type evidence, keyed by tagged value)."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    data = e["data"]
+    for spec in tax.kinds["paper"].fields.values():
+        items = data.get(spec.id) if spec.type == "evidence" else None
+        if not isinstance(items, dict):
+            continue
+        for t in e["tags"]:
+            item = items.get(t.value)
+            if t.axis in spec.axes and isinstance(item, dict):
+                source = str(item.get("source", ""))
+                out[(t.axis, t.value)] = {
+                    "quote": str(item.get("quote", "")),
+                    "where": str(item.get("where", "")),
+                    "source": source.replace("_", " "),
+                }
+    return out
+
+
 def site_files(
     result: Result,
     progress: Progress | None = None,
@@ -69,6 +96,7 @@ def site_files(
     STATS_FILES: the files of stats/, when the caller built them already."""
     corpus = result.corpus
     tax = corpus.taxonomy
+    scripts = vendored(corpus.root)  # first: a missing script stops the build at once
     if stats_files is None:
         stats_files = statsdir.stats_files(result)
     stats = result.stats
@@ -90,20 +118,24 @@ def site_files(
     exclusions = sorted((r.data for r in corpus.of("exclusion")), key=lambda d: str(d["id"]))
     schema_path = corpus.root / SCHEMA
     schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
+    claims = claim_views(result.claims, tax, stats["gaps"])
     env = environment()
     common = {
         "tax": tax,
         "stats": stats,
         "pages": PAGES,
+        "curator_pages": CURATOR_PAGES,
         "by_key": by_key,
         "version": stats["version"],
         "corpus_hash": stats["corpus"]["hash"],
+        "citations": citations(read_cff(corpus.root), corpus.releases.items),
         "value_name": lambda axis, value: value_name(tax, axis, value),
         "where_text": lambda where: where_text(tax, where),
         "where_query": where_query,
         "list_query": urlencode,
         "shared_codes": lambda axis: shared_codes(tax.axes[axis]),
         "gap_views": {g.id: g for g in tax.views.gaps},
+        "description": "",
     }
 
     def page(
@@ -111,7 +143,7 @@ def site_files(
     ) -> tuple[str, bytes]:
         depth = path.count("/")
         html = env.get_template(template).render(
-            **common, **context, base="../" * depth, current=current or path
+            **{**common, **context}, base="../" * depth, current=current or path
         )
         return path, html.encode()
 
@@ -134,30 +166,41 @@ def site_files(
             e=e,
             bibtex=entry_bibtex(e["data"]),
             related=related[e["key"]],
+            evidence=evidence_of(e, tax),
+            description=f"{e['byline']}. {e['summary']}",
         )
     members: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in sorted(entries, key=lambda e: str(e["title"]).lower()):
         for t in e["tags"]:
             members.setdefault((t.axis, t.value), []).append(e)
     yield page("taxonomy.html", "taxonomy.html.j2", members=members, listed=MAX_LISTED)
+    tables = build_tables(stats, tax)
     yield page(
         "stats.html",
         "stats.html.j2",
-        tables=build_tables(stats, tax),
-        figure_titles=figure_titles(stats, tax),
+        sections=stats_sections(stats, tables, figure_titles(stats, tax)),
     )
-    yield page("gaps.html", "gaps.html.j2", listed=MAX_LISTED)
-    yield page("claims.html", "claims.html.j2")
+    yield page(
+        "gaps.html",
+        "gaps.html.j2",
+        listed=MAX_LISTED,
+        claims_at=claims_by_cell(claims),
+        scope_notes=scope_notes(stats, tax),
+    )
+    gaps = {g["id"]: g for g in stats["gaps"]}
+    yield page("claims.html", "claims.html.j2", claims=claims, gaps=gaps)
     yield page("screening.html", "screening.html.j2", exclusions=exclusions)
     added = [e for e in entries if e["new"]]
     history = list(reversed(corpus.releases.items))
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest)
     yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
+    yield "feed.xml", atom_feed(entries, corpus.releases.items)
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data
     if schema:
         yield SCHEMA, schema_path.read_bytes()
     yield "assets/search-index.js", search_index(entries)
+    yield from scripts.items()
     yield from _static().items()
 
 

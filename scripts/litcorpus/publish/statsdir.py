@@ -1,12 +1,16 @@
-"""Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown), figures/ (SVG, PNG),
-exports/ (BibTeX, CSL-JSON, CSV, JSON) and the PRISMA2020 template, all deterministic;
-`--check` compares instead of writing.
+"""Writes stats/: stats.json, README.md, tables/ (CSV, LaTeX, Markdown, and index.csv: each
+table's id, title, files, hash and citation, since a CSV file holds only its table), figures/
+(SVG, PNG), exports/ (BibTeX, CSL-JSON, CSV, JSON) and the PRISMA2020 template, all
+deterministic; `--check` compares instead of writing.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 from safewrite.tree import stale, write_tree
 
@@ -58,6 +62,7 @@ def build_stats_files(
                 "files": [f"tables/{table.id}.{ext}" for ext in ("csv", "tex", "md")],
             }
         )
+    files["tables/index.csv"] = _table_index(index).encode()
     reason_axis = views.prisma.get("reason_axis") if views.prisma else None
     figures, figure_index = build_figures(
         figure_specs(stats, tax, reason_axis), figure_cache, previous
@@ -82,6 +87,17 @@ def build_stats_files(
     )
     files["README.md"] = readme.encode()
     return files
+
+
+def _table_index(index: list[dict[str, Any]]) -> str:
+    """tables/index.csv: one row per table, to cite a CSV file by (its header is its own)."""
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(["id", "title", "csv", "tex", "md", "sha256", "citation"])
+    for t in index:
+        files = t["files"]
+        out.writerow([t["id"], t["title"], *files, t["sha256"], t["citation"]])
+    return buf.getvalue()
 
 
 def stats_files(result: Result) -> dict[str, bytes]:

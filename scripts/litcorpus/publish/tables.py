@@ -1,5 +1,7 @@
 """Citable tables: each statistic as CSV, LaTeX (booktabs) and Markdown, with a stable id,
-the corpus version and a content hash in its header or caption.
+the corpus version and a content hash: in the caption of the LaTeX and Markdown files, and for
+a CSV file (whose first line must be its header, as pandas and spreadsheets read it) in
+tables/index.csv beside it (see statsdir).
 
 Reads the stats dict; `build_tables` lists the tables, `render` turns one into its files.
 """
@@ -60,11 +62,10 @@ def render(table: Table, version: str) -> dict[str, str]:
     cite = f"{table.id}, corpus {version}, sha256:{table.sha256}"
     table.provenance = cite
     note = f" {table.note}" if table.note else ""
-    comment = " ".join(f"Table {cite}. {table.title}.{note}".split())
-    csv_text = f"# {comment}\n" + table.body_csv()
     align = table.aligns
     tex = [
         f"% Table {cite}",
+        r"% Needs \usepackage{booktabs} (for \toprule, \midrule and \bottomrule).",
         r"\begin{table}[t]",
         r"\centering",
         rf"\caption{{{latex_text(table.title)}.{latex_text(note)} "
@@ -83,7 +84,7 @@ def render(table: Table, version: str) -> dict[str, str]:
         "",
         *_md_grid(table),
     ]
-    return {"csv": csv_text, "tex": "\n".join(tex), "md": "\n".join(md) + "\n"}
+    return {"csv": table.body_csv(), "tex": "\n".join(tex), "md": "\n".join(md) + "\n"}
 
 
 def _md_grid(table: Table) -> list[str]:
@@ -147,6 +148,48 @@ def _update_table(u: dict[str, Any], tax: Taxonomy) -> Table:
     )
 
 
+def scope_notes(stats: dict[str, Any], tax: Taxonomy) -> dict[str, str]:
+    """Why a gap table and the cross-tab of the same two axes can show different numbers for
+    one cell: {table id ('gap-...' or 'crosstab-...'): a sentence with a cell that differs}."""
+    views = {g.id: g for g in tax.views.gaps}
+    out: dict[str, str] = {}
+    for g in stats["gaps"]:
+        view = views.get(g["id"])
+        if view is None or not view.where:
+            continue
+        for t in stats["crosstabs"]:
+            if (t["rows_axis"], t["cols_axis"]) != (g["rows_axis"], g["cols_axis"]):
+                continue
+            grid = {(c["row"], c["col"]): c["count"] for c in g["cells"]}
+            example = next(
+                (
+                    (r, c, n, grid[(r, c)])
+                    for r, row in zip(t["rows"], t["cells"], strict=True)
+                    for c, n in zip(t["cols"], row, strict=True)
+                    if (r, c) in grid and grid[(r, c)] != n
+                ),
+                None,
+            )
+            scope = where_text(tax, view.where)
+            said = ""
+            if example:
+                r, c, there, here = example
+                rows, cols = value_name(tax, g["rows_axis"], r), value_name(tax, g["cols_axis"], c)
+                cell = f"{rows} \u00d7 {cols}"
+                said = f" ({cell}: {there} in the cross-tab, {here} in the gap table)"
+            out[f"gap-{g['id']}"] = (
+                f"This gap table counts only entries where {scope}; the cross-tab "
+                f"\u201c{t['label']}\u201d counts every retained entry, so a cell can be "
+                f"higher there{said}."
+            )
+            out[f"crosstab-{t['id']}"] = (
+                f"This cross-tab counts every retained entry; the gap table "
+                f"\u201c{g['label']}\u201d counts only entries where {scope}, so a cell can be "
+                f"lower there{said}."
+            )
+    return out
+
+
 def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
     tables = []
     views = {g.id: g for g in tax.views.gaps}
@@ -181,6 +224,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 [[code, a.families[code], n] for code, n in fams.items()],
             )
         )
+    notes = scope_notes(stats, tax)
     for t in stats["crosstabs"]:
         tables.append(
             Table(
@@ -191,6 +235,7 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
                     [value_name(tax, t["rows_axis"], r), *cells]
                     for r, cells in zip(t["rows"], t["cells"], strict=True)
                 ],
+                notes.get(f"crosstab-{t['id']}", ""),
             )
         )
     for g in stats["gaps"]:
@@ -213,7 +258,8 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
                 [tax.axes[g["rows_axis"]].label, *value_names(tax, g["cols_axis"], g["cols"])],
                 rows,
                 f"Entries: {scope}. 0 = unexplored, n/a = does not apply, sparse = "
-                + ("1." if g["sparse_at"] == 1 else f"1 to {g['sparse_at']}."),
+                + {1: "1.", 2: "1 or 2."}.get(g["sparse_at"], f"1 to {g['sparse_at']}.")
+                + (" " + notes[f"gap-{g['id']}"] if f"gap-{g['id']}" in notes else ""),
             )
         )
     scale = stats["scale"]
@@ -400,7 +446,7 @@ def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:
         out.append(
             Table(
                 "reader-sparsity",
-                "Sparsity signals: the commonest and rarest tags per axis",
+                "The commonest and rarest tags per axis",
                 ["axis", "commonest", "rarest in use", "never used"],
                 [
                     [

@@ -3,11 +3,19 @@ Markdown templates (*.md.j2), whose output is not HTML."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import jinja2
 
 from .escape import md_text
+
+
+def name_parts(name: object) -> list[str]:
+    """A field name in the pieces a line may break between: after a dot or an underscore,
+    before a bracket ('events[].agent_id' -> ['events', '[].', 'agent_', 'id']), so that a
+    narrow column never breaks it inside a word."""
+    return [p for p in re.split(r"(?<=[._])|(?=\[)", str(name)) if p]
 
 
 def md_code(text: object) -> str:
@@ -29,4 +37,5 @@ def environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_text  # every data value in a Markdown template goes through these
     env.filters["md_code"] = md_code
+    env.filters["name_parts"] = name_parts
     return env

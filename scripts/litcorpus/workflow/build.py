@@ -32,7 +32,7 @@ from ..publish.outputs import TOOL, cache_dir
 
 PACKAGES = ("litcorpus", "safewrite", "orchtrace")  # the code whose change changes the outputs
 LIBRARIES = ("matplotlib", "jinja2", "pandas", "pylatexenc", "bibtexparser")
-INPUT_FILES = (*CORPUS_FILES, "README.md")
+INPUT_FILES = (*CORPUS_FILES, "README.md", "CITATION.cff", "package-lock.json")
 INPUT_FOLDERS = ("papers", "exclusions", *OTHER_INPUTS)
 OUTPUTS = ("stats", "site")
 
@@ -158,6 +158,9 @@ def _build(root: Path, progress: Progress | None, force: bool) -> Built:
     from ..analysis.result import analyse
     from ..model.corpus import load_corpus
     from ..publish import outputs, readme, site, statsdir
+    from ..publish.vendor import vendored
+
+    vendored(root)  # a missing script stops the build before it writes anything
 
     result = analyse(load_corpus(root, progress), strict=True, progress=progress)
     if not result.report.ok:

@@ -1,18 +1,32 @@
-// Progressive enhancement for the awesome-llm-mas-rl site: facets, search, sort, pages and URL
-// state on the list page; cells and their address on the gap map; the BibTeX copy button. Data
-// are only ever written with textContent or attributes, never parsed as HTML.
+// Progressive enhancement for the awesome-llm-mas-rl site: facets, ranked search, sort, pages,
+// active filters and URL state on the list page; cells and their address on the gap map; the
+// way back from a paper page; the BibTeX copy buttons. Data are only ever written with
+// textContent or attributes, never parsed as HTML.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
 
   // The list page. index.html holds the first page of the default view (newest first, no
-  // filter); assets/entries.js holds one record per entry (see litcorpus/listing.py) and is
-  // loaded on the first sign of use, or at once when the address asks for another view. Filters
-  // and counts then run over every entry, and only the current page is in the DOM.
-  const KEY = 0, TITLE = 1, HREF = 2, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
+  // filter); assets/entries.js holds one record per entry (see litcorpus/publish/listing.py)
+  // and is loaded on the first sign of use, or at once when the address asks for another view.
+  // MiniSearch and its index (litcorpus/publish/search.py, built with the site) are loaded when
+  // the reader first touches the search box.
+  // Filters and counts run over every entry, and only the current page is in the DOM.
+  const KEY = 0, TITLE = 1, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
   const ADDED = 8, NEW = 9;
-  const SORTS = ["year", "year-asc", "title"];
+  const SORTS = ["relevance", "year", "year-asc", "title"];
   const PAGER_SPAN = 2;
+  const LAST_LIST = "litcorpus-list";  // sessionStorage: the list view a paper page returns to
+  // The index's fields (search.FIELDS) and their weights: the short name and title first, then
+  // the first author, the other authors and the summary, then venue and year, then the
+  // affiliation; the curator's notes last. Tags weigh least of all (TAG_SCORE), matched through the values.
+  const FIELDS = ["name", "title", "first", "authors", "summary", "venue", "place", "notes"];
+  const BOOST = { name: 6, title: 5, first: 4, authors: 2.5, summary: 2, venue: 1.5, place: 0.5,
+    notes: 0.2 };
+  const TAG_SCORE = 0.5;
+  const FIELD_WORDS = { authors: "the authors", first: "the authors", venue: "the venue",
+    tags: "the tags", notes: "the curator's notes", name: "the name",
+    place: "the affiliation" };
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -21,15 +35,31 @@
     return node;
   }
 
-  function fmt(n) { return n.toLocaleString("en-US"); }
+  function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }  // 10,000
 
   function plural(n, one, many) { return fmt(n) + " " + (n === 1 ? one : many); }
 
-  // The reader's words as the search index holds its text (litcorpus/publish/search.py):
-  // lower case, accents dropped, split wherever a character is not a letter or a digit.
-  function fold(text) { return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase(); }
+  // The reader's words as the index holds its text (search.fold): lower case, accents dropped,
+  // split wherever a character is not a letter or a digit.
+  function fold(text) {
+    return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  }
 
   function queryTerms(q) { return fold(q).split(/[^\p{L}\p{N}]+/u).filter((t) => t); }
+
+  // A text's words as the index holds them (search.fold): each hyphenated word also whole.
+  function docTerms(text) {
+    const out = [];
+    (fold(text).match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) || []).forEach((w) => {
+      const parts = w.split("-");
+      out.push(...parts);
+      if (parts.length > 1) { out.push(parts.join("")); }
+    });
+    return out;
+  }
+
+  // Typos are forgiven in words of four letters or more, never in numbers ("2025" is no 2026).
+  function fuzzyFor(term) { return /^\p{L}{4,}$/u.test(term) ? 0.2 : false; }
 
   // Page numbers the pager names: the first, the last and PAGER_SPAN either side of the
   // current one; null stands for two or more pages left out (listing.page_window).
@@ -59,28 +89,61 @@
       of + ".";
   }
 
+  // TEXT into NODE, each word the search matched (its folded form in TERMS) in a mark: the
+  // matching parts of a hyphenated word, else the word whole when it matched whole.
+  function marked(node, text, terms) {
+    if (!terms || !terms.size) { node.textContent = text; return node; }
+    let last = 0;
+    const mark = (start, end) => {
+      if (start > last) { node.appendChild(document.createTextNode(text.slice(last, start))); }
+      node.appendChild(el("mark", null, text.slice(start, end)));
+      last = end;
+    };
+    const words = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+    let m;
+    while ((m = words.exec(text)) !== null) {
+      const parts = [];
+      const part = /[\p{L}\p{N}]+/gu;
+      let p;
+      while ((p = part.exec(m[0])) !== null) {
+        if (terms.has(fold(p[0]))) { parts.push([m.index + p.index, p[0].length]); }
+      }
+      if (parts.length) { parts.forEach((x) => { mark(x[0], x[0] + x[1]); }); }
+      else if (terms.has(fold(m[0]).replace(/-/g, ""))) { mark(m.index, m.index + m[0].length); }
+    }
+    if (last < text.length) { node.appendChild(document.createTextNode(text.slice(last))); }
+    return node;
+  }
+
   function listPage(form) {
     const results = document.getElementById("results");
     const pager = document.getElementById("pager");
+    const searchForm = document.getElementById("search-form");
     const q = document.getElementById("q");
     const sort = document.getElementById("sort");
+    const groupBox = document.getElementById("group");
     const status = document.getElementById("status");
     const none = document.getElementById("no-results");
     const why = document.getElementById("no-results-why");
     const toggle = document.getElementById("filters-toggle");
-    const groups = document.getElementById("facet-groups");
+    const panel = document.getElementById("facet-panel");
+    const closer = document.getElementById("filters-close");
+    const showResults = document.getElementById("show-results");
+    const active = document.getElementById("active-filters");
+    const hiddenNote = document.getElementById("facets-hidden");
     const axes = Array.from(form.querySelectorAll("fieldset.facet"),
       (f) => f.getAttribute("data-axis"));
     const orders = {};
     let data = null;
     let entriesLoading = false;
     let queued = null;  // an update waiting for entries.js: {push}
-    let index = null;  // each entry's folded text, by position in the list's data
-    let indexLoading = false;
-    let hits = null;  // {terms, on}: which entries the last search matched
+    let engine = null;  // MiniSearch over the search index, once loaded
+    let searchLoading = false;
+    let hits = null;  // {key, on, score, terms, fields}: what the last search matched
     let unknown = {};  // values the address asks for that the facets do not have
     let typingTimer = null;
     let page = 1;
+    let sortChoice = "";  // the reader's sort; "" is best match while searching, else newest
     let focusResults = false;
     let since = "";  // ?since=VERSION: only the entries added after that release
 
@@ -92,33 +155,90 @@
       document.head.appendChild(s);
     }
 
-    function loadIndex() {
-      if (index || indexLoading) { return; }
-      indexLoading = true;
+    function loadSearch() {
+      if (engine || searchLoading) { return; }
+      searchLoading = true;
       const failed = () => {
-        indexLoading = false;
+        searchLoading = false;
         status.textContent = "The search index could not be loaded.";
       };
-      loadScript("assets/search-index.js", () => {
-        index = window.LITCORPUS_SEARCH.docs;
-        if (data) { update(false, true); }
-      }, failed);
+      let waiting = 2;
+      const options = { fields: FIELDS, searchOptions: {
+        boost: BOOST, prefix: true, fuzzy: fuzzyFor, tokenize: queryTerms, processTerm: (t) => t
+      } };
+      const loaded = () => {
+        waiting -= 1;
+        if (waiting) { return; }
+        const ready = (ms) => {
+          engine = ms;
+          window.LITCORPUS_SEARCH = null;  // MiniSearch holds it now
+          if (data && queryTerms(q.value).length) { update(false, true); }
+        };
+        // A reader who is waiting gets the index at once; one who only touched the box, in
+        // slices that leave the page free to answer.
+        if (queryTerms(q.value).length) {
+          ready(window.MiniSearch.loadJS(window.LITCORPUS_SEARCH, options));
+        } else { window.MiniSearch.loadJSAsync(window.LITCORPUS_SEARCH, options).then(ready, failed); }
+      };
+      loadScript("assets/minisearch.js", loaded, failed);
+      loadScript("assets/search-index.js", loaded, failed);
     }
 
-    // Which entries hold every term as the start of a word: the text leads with a space and
-    // parts its words with one, so " " + term is a word that starts with term.
-    function searchHits(terms) {
-      const key = terms.join(" ");
-      if (!hits || hits.key !== key) {
-        const on = new Uint8Array(data.entries.length);
-        const needles = terms.map((t) => " " + t);
-        index.forEach((doc) => {
-          const i = data.posOf[doc[0]];
-          if (i !== undefined && needles.every((n) => doc[1].includes(n))) { on[i] = 1; }
+    // What the search matched: per entry position, whether it matched every word (in the
+    // index or in its tags), its score, the document words it matched (to mark them) and the
+    // fields they are in.
+    function searchHits(query) {
+      if (!data.tagIndex) {  // the words of every tag value ("Credit: Agent", its code, its id)
+        data.carriers = data.axes.map((axis) => axis.values.map(() => []));  // who has each value
+        data.entries.forEach((e, i) => {
+          e[VALUES].forEach((vs, a) => { vs.forEach((j) => { data.carriers[a][j].push(i); }); });
         });
-        hits = { key: key, on: on };
+        data.tagIndex = new window.MiniSearch({ fields: ["text"], tokenize: docTerms,
+          processTerm: (t) => t, searchOptions: { prefix: true, fuzzy: fuzzyFor,
+            tokenize: queryTerms, processTerm: (t) => t } });
+        data.axes.forEach((axis, a) => {
+          if (axis.derived) { return; }
+          axis.values.forEach((v, j) => {
+            data.tagIndex.add({ id: a + ":" + j, text: [axis.short, v[2], v[0]].join(" ") });
+          });
+        });
       }
-      return hits.on;
+      if (!hits || hits.key !== query) {
+        const n = data.entries.length;
+        const on = new Uint8Array(n).fill(1);
+        const score = new Float64Array(n);
+        const terms = new Map();
+        const fields = new Map();
+        const add = (map, i, values) => {
+          if (!map.has(i)) { map.set(i, new Set()); }
+          values.forEach((v) => { map.get(i).add(v); });
+        };
+        queryTerms(query).forEach((word) => {
+          const here = new Uint8Array(n);
+          engine.search(word).forEach((r) => {
+            const i = data.posOf[r.id];
+            if (i === undefined) { return; }
+            here[i] = 1;
+            score[i] += r.score;
+            add(terms, i, r.terms);
+            Object.keys(r.match).forEach((t) => { add(fields, i, r.match[t]); });
+          });
+          const tagged = new Uint8Array(n);
+          data.tagIndex.search(word).forEach((r) => {
+            const t = r.id.split(":").map(Number);
+            data.carriers[t[0]][t[1]].forEach((i) => { tagged[i] = 1; });
+          });
+          for (let i = 0; i < n; i += 1) {
+            if (!tagged[i]) { continue; }
+            if (!here[i]) { score[i] += TAG_SCORE; }
+            here[i] = 1;
+            add(fields, i, ["tags"]);
+          }
+          for (let i = 0; i < n; i += 1) { if (!here[i]) { on[i] = 0; } }
+        });
+        hits = { key: query, on: on, score: score, terms: terms, fields: fields };
+      }
+      return hits;
     }
 
     function loadEntries() {
@@ -152,6 +272,7 @@
       }).filter((s) => s[0]);
       d.posOf = {};
       d.entries.forEach((e, i) => { d.posOf[e[KEY]] = i; });
+      d.onCard = new Set(d.headline);
       data = d;
     }
 
@@ -159,7 +280,8 @@
       const params = new URLSearchParams(window.location.search);
       const state = {
         q: params.get("q") || "",
-        sort: params.get("sort") || "year",
+        sort: params.get("sort") || "",
+        group: params.get("group") === "1",
         page: Math.max(1, parseInt(params.get("page"), 10) || 1),
         since: params.get("since") || "",
         facets: {}
@@ -169,7 +291,8 @@
     }
 
     function formState() {
-      const state = { q: q.value.trim(), sort: sort.value, page: page, since: since, facets: {} };
+      const state = { q: q.value.trim(), sort: sortChoice, group: !!(groupBox && groupBox.checked),
+        page: page, since: since, facets: {} };
       axes.forEach((a) => {
         state.facets[a] = Array.from(form.querySelectorAll('input[name="' + a + '"]'))
           .filter((i) => i.checked).map((i) => i.value).concat(unknown[a] || []);
@@ -177,15 +300,23 @@
       return state;
     }
 
+    // The order a view is shown in: the reader's choice, else best match while searching.
+    function sortOf(state) {
+      const s = SORTS.indexOf(state.sort) >= 0 ? state.sort : "";
+      if (s === "relevance" && !state.q) { return "year"; }
+      return s || (state.q ? "relevance" : "year");
+    }
+
     function isDefault(state) {
-      return !state.q && state.sort === "year" && state.page === 1 && !state.since &&
+      return !state.q && !state.sort && !state.group && state.page === 1 && !state.since &&
         axes.every((a) => !state.facets[a].length);
     }
 
     function applyToForm(state) {
       q.value = state.q;
       since = state.since || "";
-      sort.value = SORTS.indexOf(state.sort) >= 0 ? state.sort : "year";
+      sortChoice = SORTS.indexOf(state.sort) >= 0 ? state.sort : "";
+      if (groupBox) { groupBox.checked = state.group; }
       unknown = {};
       axes.forEach((a) => {
         const inputs = Array.from(form.querySelectorAll('input[name="' + a + '"]'));
@@ -194,13 +325,28 @@
         const rest = state.facets[a].filter((v) => known.indexOf(v) < 0);
         if (rest.length) { unknown[a] = rest; }
       });
+      showSort(state);
       showActive();
     }
 
-    // The filter button (on narrow screens) says how many filters are ticked.
+    function showSort(state) {
+      const effective = sortOf(state);
+      sort.querySelector('option[value="relevance"]').disabled = !state.q;
+      if (sort.value !== effective) { sort.value = effective; }
+    }
+
+    // The filter button says how many filters are ticked; a folded group says how many of its
+    // own are, and opens when it has any.
     function showActive() {
       const n = form.querySelectorAll(".facet input:checked").length;
       toggle.textContent = n ? "Filters (" + n + " active)" : "Filters";
+      form.querySelectorAll("details.facet-fold").forEach((d) => {
+        const on = d.querySelectorAll("input:checked").length;
+        const badge = d.querySelector(".n-on");
+        const text = on ? String(on) + " on" : "";
+        if (badge.textContent !== text) { badge.textContent = text; }
+        if (on && !d.open) { d.open = true; }
+      });
     }
 
     // The address of this page without a query ("./" when it is a folder's index).
@@ -210,7 +356,8 @@
       const params = new URLSearchParams();
       axes.forEach((a) => { state.facets[a].forEach((v) => { params.append(a, v); }); });
       if (state.q) { params.set("q", state.q); }
-      if (state.sort !== "year") { params.set("sort", state.sort); }
+      if (state.sort) { params.set("sort", state.sort); }
+      if (state.group) { params.set("group", "1"); }
       if (state.since) { params.set("since", state.since); }
       if (state.page > 1) { params.set("page", String(state.page)); }
       const s = params.toString();
@@ -219,7 +366,7 @@
 
     // Which entries match, and per axis how many entries each value would match if that
     // axis's own selection were cleared (so counts show what ticking another value adds).
-    function match(state, terms) {
+    function match(state, found) {
       const entries = data.entries;
       const selected = data.axes.map((axis) => {
         const wanted = state.facets[axis.id] || [];
@@ -228,11 +375,10 @@
         wanted.forEach((v) => { if (axis.valueAt[v] !== undefined) { on[axis.valueAt[v]] = 1; } });
         return on;
       });
-      const active = [];
-      selected.forEach((on, a) => { if (on) { active.push(a); } });
+      const chosen = [];
+      selected.forEach((on, a) => { if (on) { chosen.push(a); } });
       const counts = data.axes.map((axis) => new Int32Array(axis.values.length));
       const matched = new Uint8Array(entries.length);
-      const found = terms.length && index ? searchHits(terms) : null;
       const release = state.since ? data.releases.find((r) => r[0] === state.since) : null;
       for (let i = 0; i < entries.length; i += 1) {
         const e = entries[i];
@@ -241,8 +387,8 @@
         const values = e[VALUES];
         let misses = 0;
         let missed = -1;
-        for (let k = 0; k < active.length && misses < 2; k += 1) {
-          const a = active[k];
+        for (let k = 0; k < chosen.length && misses < 2; k += 1) {
+          const a = chosen[k];
           const on = selected[a];
           if (!values[a].some((v) => on[v] === 1)) { misses += 1; missed = a; }
         }
@@ -256,20 +402,18 @@
       return { matched: matched, counts: counts };
     }
 
+    function total(matched) { return matched.reduce((n, m) => n + m, 0); }
+
     // Why nothing matches: each filter that alone empties the list, and how many entries its
     // removal would show.
-    function explainEmpty(state, terms) {
+    function explainEmpty(state, found) {
       const parts = [];
       Object.keys(unknown).forEach((a) => {
         const label = data.axes[data.axisAt[a]].label;
         unknown[a].forEach((v) => { parts.push("There is no " + label + " \u201c" + v + "\u201d."); });
       });
-      const without = (change) => {
-        const trial = Object.assign({}, state, change);
-        return match(trial, change.q === "" ? [] : terms).matched.reduce((n, m) => n + m, 0);
-      };
       const names = [];
-      if (terms.length && index) { names.push(["the search \u201c" + state.q + "\u201d", { q: "" }]); }
+      if (found) { names.push(["the search \u201c" + state.q + "\u201d", { q: "" }]); }
       if (state.since) { names.push(["entries added since " + state.since, { since: "" }]); }
       data.axes.forEach((axis) => {
         const wanted = state.facets[axis.id] || [];
@@ -284,7 +428,8 @@
       });
       const helps = [];
       names.forEach((pair) => {
-        const n = without(pair[1]);
+        const change = pair[1];
+        const n = total(match(Object.assign({}, state, change), change.q === "" ? null : found).matched);
         if (n) { helps.push("without " + pair[0] + ", " + plural(n, "entry matches", "entries match")); }
       });
       if (helps.length) {
@@ -293,6 +438,26 @@
         parts.push("No entry matches these filters, nor any of them with one filter removed.");
       }
       return parts.join(" ");
+    }
+
+    // A search that keeps every entry in view says so, where the word is, and what narrows.
+    function everyEntryText(state, shown) {
+      let common = null;
+      shown.forEach((i) => {
+        const f = hits.fields.get(i) || new Set();
+        common = common === null ? new Set(f) : new Set([...common].filter((x) => f.has(x)));
+      });
+      const where = common && common.size === 1 ? FIELD_WORDS[[...common][0]] : null;
+      const terms = queryTerms(state.q);
+      const axis = data.axes.find((a) => !a.derived && terms.some((t) =>
+        fold(a.label).indexOf(t) >= 0 || fold(a.short).indexOf(t) >= 0));
+      const n = shown.length;
+      let text = "\u201c" + state.q + "\u201d is in every " + (n === data.entries.length ? "" : "matching ") +
+        "entry" + (where ? "\u2019s " + where.replace(/^the /, "") : "") + ", so it narrows nothing: all " +
+        fmt(n) + " are shown, best match first.";
+      text += axis ? " Try the " + axis.label + " filter, or a more specific word."
+        : " Try a more specific word, or a filter.";
+      return text;
     }
 
     // Entry positions in the order of a sort; entries.js is already newest first.
@@ -314,76 +479,102 @@
       return orders[name];
     }
 
-    function entryItem(e) {
+    function chipHref(axis, value) {
+      const params = new URLSearchParams();
+      params.set(axis, value);
+      return "index.html?" + params.toString();
+    }
+
+    function entryItem(e, i) {
+      const terms = hits && hits.terms.get(i);
       const li = el("li", { "class": "entry", "data-key": e[KEY] });
       const h3 = li.appendChild(el("h3"));
-      if (e[HREF]) { h3.appendChild(el("a", { href: e[HREF] }, e[TITLE])); }
-      else { h3.textContent = e[TITLE]; }
+      h3.appendChild(marked(el("a", { href: "papers/" + e[KEY] + ".html" }), e[TITLE], terms));
       if (e[NEW]) {
         h3.appendChild(document.createTextNode(" "));
         h3.appendChild(el("span", {
           "class": "new", title: "Added on " + e[ADDED] + ", after the latest release"
         }, "new"));
       }
-      const meta = li.appendChild(el("p", { "class": "meta" }, e[BYLINE] + " \u00b7 "));
-      meta.appendChild(el("a", { href: "papers/" + e[KEY] + ".html" }, "details"));
+      const meta = li.appendChild(el("p", { "class": "meta" }));
+      const g = data.group;
+      if (g >= 0 && e[VALUES][g].length) {
+        meta.appendChild(el("span", { "class": "kind" }, data.axes[g].values[e[VALUES][g][0]][1]));
+        meta.appendChild(document.createTextNode(" \u00b7 "));
+      }
+      meta.appendChild(marked(el("span", { "class": "byline" }), e[BYLINE], terms));
       e[LINKS].forEach((link) => {
         meta.appendChild(document.createTextNode(" \u00b7 "));
         meta.appendChild(el("a", { href: link[1] }, link[0]));
       });
-      li.appendChild(el("p", { "class": "summary" }, e[SUMMARY]));
+      li.appendChild(marked(el("p", { "class": "summary" }), e[SUMMARY], terms));
       const chips = li.appendChild(el("p", { "class": "chips" }));
       data.axes.forEach((axis, a) => {
-        if (axis.derived) { return; }  // year and venue: in the byline
+        if (!data.onCard.has(a)) { return; }
         e[VALUES][a].forEach((j) => {
           const v = axis.values[j];
-          const attrs = { "class": "chip chip-" + axis.id, href: "taxonomy.html#" + axis.id + "-" + v[0] };
+          const attrs = { "class": "chip chip-" + axis.id, href: chipHref(axis.id, v[0]) };
           if (v[4]) { attrs.title = v[4]; }
-          const chip = el("a", attrs, v[2]);
-          chips.appendChild(chip);
+          chips.appendChild(el("a", attrs, v[2]));
           chips.appendChild(document.createTextNode(" "));
         });
       });
+      const elsewhere = hits && hits.fields.get(i);
+      if (elsewhere) {  // words found where the card does not show them
+        const unseen = [...elsewhere].filter((f) => FIELD_WORDS[f] && f !== "tags" && f !== "name");
+        if (unseen.length && ![...terms].some((t) => fold(e[TITLE] + " " + e[SUMMARY] + " " +
+          e[BYLINE]).indexOf(t) >= 0)) {
+          const words = [...new Set(unseen.map((f) => FIELD_WORDS[f]))];
+          li.appendChild(el("p", { "class": "found-in" }, "Found in " + words.join(" and ") + ": " +
+            [...terms].join(", ") + "."));
+        }
+      }
       return li;
     }
 
-    // One page of SHOWN (matching positions, in order), in sections by the group axis.
-    function renderPage(shown) {
+    // One page of SHOWN (matching positions, in order), in sections by the group axis when the
+    // reader groups the list, else as one list.
+    function renderPage(shown, grouped) {
       const size = data.pageSize;
       const members = shown.slice((page - 1) * size, page * size);
       const g = data.group;
-      const groupOf = (i) => {
-        const vs = g >= 0 ? data.entries[i][VALUES][g] : [];
-        return vs.length ? vs[0] : (g >= 0 ? data.axes[g].values.length : 0);
-      };
-      const sections = new Map();
-      members.forEach((i) => {
-        const s = groupOf(i);
-        if (!sections.has(s)) { sections.set(s, []); }
-        sections.get(s).push(i);
-      });
-      const totals = new Map();
-      shown.forEach((i) => {
-        const s = groupOf(i);
-        if (sections.has(s)) { totals.set(s, (totals.get(s) || 0) + 1); }
-      });
       const frag = document.createDocumentFragment();
-      Array.from(sections.keys()).sort((a, b) => a - b).forEach((s, k) => {
-        const label = g < 0 ? "Entries"
-          : s < data.axes[g].values.length ? data.axes[g].values[s][1] : "Other";
-        const list = sections.get(s);
-        const section = frag.appendChild(el("section", {
-          "class": "category", id: "section-" + (k + 1)
-        }));
-        const h2 = section.appendChild(el("h2", null, label + " "));
-        const n = list.length;
-        const total = totals.get(s);
-        h2.appendChild(el("span", { "class": "count" },
-          "(" + fmt(n) + (n !== total ? " of " + fmt(total) : "") + ")"));
-        const ol = section.appendChild(el("ol", { "class": "entries" }));
-        list.forEach((i) => { ol.appendChild(entryItem(data.entries[i])); });
-      });
-      results.querySelectorAll("section.category").forEach((s) => { s.remove(); });
+      if (!grouped || g < 0) {
+        const ol = frag.appendChild(el("ol", { "class": "entries", id: "entries" }));
+        members.forEach((i) => { ol.appendChild(entryItem(data.entries[i], i)); });
+      } else {
+        const groupOf = (i) => {
+          const vs = data.entries[i][VALUES][g];
+          return vs.length ? vs[0] : data.axes[g].values.length;
+        };
+        const sections = new Map();
+        members.forEach((i) => {
+          const s = groupOf(i);
+          if (!sections.has(s)) { sections.set(s, []); }
+          sections.get(s).push(i);
+        });
+        const totals = new Map();
+        shown.forEach((i) => {
+          const s = groupOf(i);
+          if (sections.has(s)) { totals.set(s, (totals.get(s) || 0) + 1); }
+        });
+        Array.from(sections.keys()).sort((a, b) => a - b).forEach((s, k) => {
+          const label = s < data.axes[g].values.length ? data.axes[g].values[s][1] : "Other";
+          const list = sections.get(s);
+          const section = frag.appendChild(el("section", {
+            "class": "category", id: "section-" + (k + 1)
+          }));
+          const h2 = section.appendChild(el("h2", null, label + " "));
+          const n = list.length;
+          const all = totals.get(s);
+          h2.appendChild(el("span", { "class": "count" },
+            "(" + fmt(n) + (n !== all ? " of " + fmt(all) : "") + ")"));
+          const ol = section.appendChild(el("ol", { "class": "entries" }));
+          list.forEach((i) => { ol.appendChild(entryItem(data.entries[i], i)); });
+        });
+      }
+      results.querySelectorAll(":scope > section.category, :scope > ol.entries")
+        .forEach((s) => { s.remove(); });
       results.insertBefore(frag, none);
       return members.length;
     }
@@ -412,6 +603,42 @@
       item("Next", page < pages ? page + 1 : 0, "next");
     }
 
+    // The active filters as chips above the results, each a button that removes it.
+    function renderActive(state) {
+      active.textContent = "";
+      const chips = [];
+      if (state.q) { chips.push(["Search: \u201c" + state.q + "\u201d", "q", ""]); }
+      if (state.since) { chips.push(["Added since " + state.since, "since", ""]); }
+      data.axes.forEach((axis) => {
+        (state.facets[axis.id] || []).forEach((v) => {
+          const j = axis.valueAt[v];
+          const label = j === undefined ? v : axis.derived ? axis.values[j][1] : axis.values[j][2];
+          chips.push([axis.derived ? axis.label + ": " + label : label, axis.id, v]);
+        });
+      });
+      active.hidden = !chips.length;
+      if (!chips.length) { return; }
+      const list = active.appendChild(el("ul", { "aria-label": "Active filters" }));
+      chips.forEach((c) => {
+        const b = list.appendChild(el("li")).appendChild(el("button", {
+          type: "button", "class": "active-chip", "data-axis": c[1], "data-value": c[2],
+          "aria-label": "Remove " + c[0]
+        }, c[0]));
+        b.appendChild(el("span", { "aria-hidden": "true", "class": "x" }, "\u00d7"));
+      });
+      if (chips.length > 1) {
+        list.appendChild(el("li")).appendChild(el("button", {
+          type: "button", "class": "clear-all", "data-clear": "1"
+        }, "Clear all"));
+      }
+    }
+
+    function clearAll() {
+      applyToForm({ q: "", sort: "", group: groupBox ? groupBox.checked : false, since: "",
+        facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
+      update(true);
+    }
+
     // Re-render from the form and PAGE. PUSH: true adds a history entry, false replaces the
     // current one, null leaves the address alone. KEEP_PAGE: else back to page 1.
     function update(push, keepPage) {
@@ -424,37 +651,60 @@
         return;
       }
       const state = formState();
-      const terms = queryTerms(state.q);
-      if (terms.length && !index) { loadIndex(); }
-      const result = match(state, terms);
+      const searching = queryTerms(state.q).length > 0;
+      if (searching && !engine) { loadSearch(); }
+      const found = searching && engine ? searchHits(state.q) : null;
+      if (!found) { hits = null; }
+      const result = match(state, found && found.on);
       data.spans.forEach((s) => {  // only what changed is written: fewer style updates
         const n = String(s[1] === undefined || s[2] === undefined ? 0 : result.counts[s[1]][s[2]]);
         if (s[0].textContent !== n) { s[0].textContent = n; }
         const off = n === "0" && !s[3].checked;  // ticking it could only empty the list
         if (s[3].disabled !== off) { s[3].disabled = off; }
       });
+      hideEmptyGroups();
+      showSort(state);
       showActive();
-      const shown = order(SORTS.indexOf(state.sort) >= 0 ? state.sort : "year")
-        .filter((i) => result.matched[i] === 1);
+      const how = sortOf(state);
+      let shown;
+      if (how === "relevance" && found) {
+        shown = order("year").filter((i) => result.matched[i] === 1);
+        const score = found.score;
+        shown.sort((a, b) => score[b] - score[a]);  // stable: ties stay newest first
+      } else {
+        shown = order(how === "relevance" ? "year" : how).filter((i) => result.matched[i] === 1);
+      }
       const pages = Math.max(1, Math.ceil(shown.length / data.pageSize));
       const corrected = page > pages;  // ?page=N past the end: the last page, and say so
       page = Math.min(page, pages);
       state.page = page;
-      const count = renderPage(shown);
+      const count = renderPage(shown, state.group);
       renderPager(state, pages);
+      renderActive(state);
       none.hidden = shown.length !== 0;
-      if (!shown.length) { why.textContent = explainEmpty(state, terms); }
-      const pending = terms.length && !index ? " Loading search index..." : "";
+      if (!shown.length) { why.textContent = explainEmpty(state, found && found.on); }
+      showResults.textContent = shown.length ? "Show " + plural(shown.length, "result", "results")
+        : "No results: change the filters";
+      const pending = searching && !engine ? " Loading search index..." : "";
       let sinceText = "";
       if (state.since) {
         sinceText = data.releases.some((r) => r[0] === state.since)
           ? "Added since release " + state.since + ". "
           : "There is no release " + state.since + ": no entry is shown. ";
       }
-      status.textContent = sinceText + statusText({
+      let text = sinceText + statusText({
         first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
         total: data.entries.length, pages: pages
-      }) + pending;
+      });
+      const filtered = state.since || data.axes.some((a) => (state.facets[a.id] || []).length);
+      const unsearched = !found || shown.length < 2 ? 0
+        : filtered ? total(match(state, null).matched) : data.entries.length;
+      if (found && shown.length > 1 && shown.length === unsearched) {
+        text = sinceText + everyEntryText(state, shown);
+      } else if (found && shown.length && how === "relevance") {
+        text += " Best match first.";
+      }
+      status.textContent = text + pending;
       if (focusResults) {
         focusResults = false;
         results.focus({ preventScroll: true });
@@ -472,25 +722,88 @@
       }
     }
 
+    // Filter groups that no matching entry has a value in are hidden (a benchmark's measures,
+    // say, while only RL methods are listed), unless one of their own values is ticked.
+    function hideEmptyGroups() {
+      let hidden = 0;
+      form.querySelectorAll("fieldset.facet").forEach((f) => {
+        const box = f.closest("details.facet-fold") || f;
+        const any = Array.from(f.querySelectorAll(".count")).some((c) => c.textContent !== "0") ||
+          f.querySelector("input:checked");
+        if (box.hidden !== !any) { box.hidden = !any; }
+        if (!any) { hidden += 1; }
+      });
+      hiddenNote.hidden = !hidden;
+      hiddenNote.textContent = hidden ? plural(hidden, "filter group is", "filter groups are") +
+        " hidden: no matching entry has a value there." : "";
+    }
+
+    // The view a paper page leads back to, stored as the reader leaves the list.
+    function remember() {
+      try { window.sessionStorage.setItem(LAST_LIST, window.location.href); } catch (e) { /* off */ }
+    }
+    window.addEventListener("pagehide", remember);
+
+    // On a phone the filters open over the list, with a button that shows the results.
+    function openPanel(open) {
+      panel.classList.toggle("open", open);
+      toggle.setAttribute("aria-expanded", String(open));
+      document.body.classList.toggle("panel-open", open);
+      if (open) { panel.querySelector("h2").setAttribute("tabindex", "-1"); panel.querySelector("h2").focus(); }
+    }
+
+    searchForm.addEventListener("submit", (ev) => { ev.preventDefault(); update(true); });
     form.addEventListener("submit", (ev) => { ev.preventDefault(); update(true); });
-    form.addEventListener("change", (ev) => { if (ev.target !== q) { update(true); } });
+    form.addEventListener("change", () => { update(true); });
+    sort.addEventListener("change", () => {
+      sortChoice = sort.value;
+      const auto = sortOf(Object.assign(formState(), { sort: "" }));
+      if (sortChoice === auto) { sortChoice = ""; }
+      update(true);
+    });
+    if (groupBox) { groupBox.addEventListener("change", () => { update(true, true); }); }
     q.addEventListener("input", () => {
       window.clearTimeout(typingTimer);
       page = 1;
-      loadIndex();
+      loadEntries();
+      if (queryTerms(q.value).length) { loadSearch(); }
       typingTimer = window.setTimeout(() => { update(false); }, 120);
     });
-    form.addEventListener("reset", (ev) => {
-      ev.preventDefault();
-      applyToForm({ q: "", sort: "year", since: "", facets: axes.reduce((o, a) => { o[a] = []; return o; }, {}) });
-      update(true);
+    ["focus", "pointerover", "touchstart"].forEach((type) => {  // about to search: load it
+      q.addEventListener(type, () => { loadEntries(); loadSearch(); }, { once: true, passive: true });
     });
-    document.getElementById("clear-empty").addEventListener("click", () => { form.reset(); });
+    document.getElementById("clear").addEventListener("click", clearAll);
+    document.getElementById("clear-empty").addEventListener("click", clearAll);
+    active.addEventListener("click", (ev) => {
+      const b = ev.target.closest("button");
+      if (!b) { return; }
+      if (b.hasAttribute("data-clear")) { clearAll(); return; }
+      const axis = b.getAttribute("data-axis");
+      const value = b.getAttribute("data-value");
+      if (axis === "q") { q.value = ""; }
+      else if (axis === "since") { since = ""; }
+      else {
+        const input = form.querySelector('input[name="' + axis + '"][value="' + CSS.escape(value) + '"]');
+        if (input) { input.checked = false; }
+        if (unknown[axis]) { unknown[axis] = unknown[axis].filter((v) => v !== value); }
+      }
+      update(true);
+      const next = active.querySelector("button");
+      (next || q).focus();
+    });
     toggle.hidden = false;
-    toggle.addEventListener("click", () => {
-      const open = toggle.getAttribute("aria-expanded") !== "true";
-      toggle.setAttribute("aria-expanded", String(open));
-      groups.classList.toggle("open", open);
+    closer.hidden = false;
+    showResults.hidden = false;
+    toggle.addEventListener("click", () => { openPanel(toggle.getAttribute("aria-expanded") !== "true"); });
+    closer.addEventListener("click", () => { openPanel(false); toggle.focus(); });
+    showResults.addEventListener("click", () => {
+      openPanel(false);
+      focusResults = true;
+      results.focus({ preventScroll: true });
+      document.getElementById("toolbar").scrollIntoView();
+    });
+    panel.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && panel.classList.contains("open")) { openPanel(false); toggle.focus(); }
     });
     pager.addEventListener("click", (ev) => {
       const link = ev.target.closest("a[data-page]");
@@ -503,8 +816,9 @@
       update(true, true);
     });
     ["focusin", "pointerover", "touchstart"].forEach((type) => {
-      form.addEventListener(type, loadEntries, { once: true, passive: true });
-      pager.addEventListener(type, loadEntries, { once: true, passive: true });
+      [form, searchForm, pager, toggle, sort].forEach((node) => {
+        node.addEventListener(type, loadEntries, { once: true, passive: true });
+      });
     });
     window.addEventListener("popstate", () => {
       const state = readState();
@@ -516,9 +830,21 @@
     const initial = readState();
     applyToForm(initial);
     page = initial.page;
-    if (initial.q) { loadIndex(); }
+    if (initial.q) { loadSearch(); }
     if (isDefault(initial)) { status.textContent = status.getAttribute("data-default"); }
     else { update(null, true); }
+  }
+
+  // A paper page's way back: to the list view the reader came from, when there was one.
+  function backLink() {
+    const back = document.querySelector("a.back");
+    if (!back) { return; }
+    let last = null;
+    try { last = window.sessionStorage.getItem(LAST_LIST); } catch (e) { /* storage off */ }
+    if (last && /index\.html(\?|$)/.test(last)) {
+      back.href = last;
+      if (last.indexOf("?") >= 0) { back.textContent = "\u2190 Back to your list"; }
+    }
   }
 
   // The gap map: a cell with entries links to the list filtered to it, and records itself in
@@ -580,6 +906,7 @@
 
   var form = document.getElementById("facets");
   if (form) { listPage(form); }
+  backLink();
   if (document.querySelector(".gapmap")) { gapPage(); }
   copyButtons();
 }());

@@ -1,0 +1,88 @@
+"""feed.xml: an Atom 1.0 feed (RFC 4287) of the entries added to the corpus, newest first,
+and of its releases, so that a feed reader follows the living corpus.
+
+Reads the entry views (presentation.entry_view) and releases.yaml's releases; returns bytes.
+Every date is a day the corpus records (an entry's `added`, a release's date), never the time
+of the build, so the feed is reproducible. Ids are name-based UUIDs (RFC 4122, version 5) of
+the entry's key or the release's version: stable wherever the site is published. Links are
+relative to the feed, which sits at the site's root.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from ..model.releases import Release
+
+MAX_ENTRIES = 50  # entries named in the feed, newest first
+NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/awesome-llm-mas-rl")
+TITLE = "awesome-llm-mas-rl: new entries and releases"
+
+
+def _stamp(day: str) -> str:
+    return f"{day}T00:00:00Z"
+
+
+def _urn(kind: str, name: str) -> str:
+    return f"urn:uuid:{uuid.uuid5(NAMESPACE, f'{kind}/{name}')}"
+
+
+def _item(id_: str, title: str, day: str, href: str, summary: str, category: str) -> str:
+    return (
+        "<entry>\n"
+        f"  <id>{id_}</id>\n"
+        f"  <title>{escape(title)}</title>\n"
+        f"  <updated>{_stamp(day)}</updated>\n"
+        f'  <link rel="alternate" type="text/html" href={quoteattr(href)}/>\n'
+        f"  <category term={quoteattr(category)}/>\n"
+        f"  <summary>{escape(summary)}</summary>\n"
+        "</entry>\n"
+    )
+
+
+def atom_feed(entries: list[dict[str, Any]], releases: list[Release]) -> bytes:
+    """The feed of ENTRIES (their `added` days) and RELEASES."""
+    items: list[tuple[str, str, str]] = []  # (day, sort key, xml)
+    for e in entries:
+        if not e["added"]:
+            continue
+        summary = f"{e['byline']}. {e['summary']}"
+        xml = _item(
+            _urn("paper", e["key"]),
+            str(e["title"]),
+            e["added"],
+            f"papers/{e['key']}.html",
+            summary,
+            "entry",
+        )
+        items.append((e["added"], e["key"], xml))
+    items.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    items = items[:MAX_ENTRIES]
+    for r in releases:
+        day = r.date.isoformat()
+        xml = _item(
+            _urn("release", r.version),
+            f"Release {r.version}: {r.title}",
+            day,
+            f"changes.html#release-{r.version}",
+            r.title,
+            "release",
+        )
+        items.append((day, "~" + r.version, xml))
+    items.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    updated = items[0][0] if items else "1970-01-01"
+    head = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        f"<id>{_urn('feed', 'corpus')}</id>\n"
+        f"<title>{escape(TITLE)}</title>\n"
+        "<subtitle>A curated corpus on reinforcement learning for LLM-based multi-agent "
+        "systems: each entry as it is added, and each release.</subtitle>\n"
+        f"<updated>{_stamp(updated)}</updated>\n"
+        "<author><name>The awesome-llm-mas-rl contributors</name></author>\n"
+        '<link rel="self" type="application/atom+xml" href="feed.xml"/>\n'
+        '<link rel="alternate" type="text/html" href="index.html"/>\n'
+    )
+    return (head + "".join(xml for _, _, xml in items) + "</feed>\n").encode()
