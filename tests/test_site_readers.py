@@ -20,7 +20,6 @@ from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import build_site
 from safewrite.tree import write_tree
-
 from test_browser import status_is, visible_keys, wait_for
 
 N = len(list((REPO / "papers").glob("*.yaml")))  # the shipped corpus's entries
