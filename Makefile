@@ -20,10 +20,10 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,cluster]'
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install the toolkit with its dev extras (quick when done)
+install: $(STAMP) ## Create .venv and install the toolkit with its dev and cluster extras (quick when done)
 
 check: install ## Validate taxonomy, papers, exclusions and claims (warnings fail too)
 	$(LITCORPUS) check --strict

@@ -65,6 +65,28 @@ def write_file(target: Path, data: bytes, clean: bool = False) -> None:
         raise os_failure(exc, target) from exc
 
 
+@contextmanager
+def writing(target: Path) -> Iterator[Path]:
+    """A new hidden file beside TARGET for a write too large to hold in memory (a stream): it
+    takes TARGET's name, flushed to disk, when the block ends, and is removed if it fails."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise os_failure(exc, target) from exc
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise os_failure(exc, target) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
