@@ -67,7 +67,7 @@ lint: install ## Run ruff, mypy and the import contracts (import-linter)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
+bench: install ## Time check/stats/site at 84 to 100,000 entries, orchtrace on 1M events and run tables of 100,000 rollouts
 	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches

@@ -24,8 +24,16 @@ import zstandard
 
 from conftest import REPO
 from orchtrace import rewards
-from orchtrace.runinputs import InputError, expand
-from orchtrace.runtable import EVENT_COLUMNS, TRACE_COLUMNS, build, events_path, parts_dir
+from orchtrace.runinputs import InputError, expand, plan
+from orchtrace.runtable import (
+    EVENT_COLUMNS,
+    TRACE_COLUMNS,
+    _prepare,
+    build,
+    events_path,
+    parts_dir,
+    run_chunk,
+)
 
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 from genrollouts import rollout, write
@@ -192,6 +200,22 @@ def test_a_killed_run_goes_on_where_it_stopped(tmp_path: Path) -> None:
     assert f"in 120 chunk(s) ({done_before} done by an earlier run)" in err
     assert pq.read_table(out).equals(pq.read_table(whole))
     assert pq.read_table(events_path(out)).equals(pq.read_table(events_path(whole)))
+
+
+def test_a_part_torn_by_a_crash_is_made_again(tmp_path: Path) -> None:
+    # parts are not flushed to disk (a killed process keeps them, a failed machine may not)
+    write(30, tmp_path / "in", shards=3)
+    whole = tmp_path / "whole.parquet"
+    build([str(tmp_path / "in")], whole, jobs=1)
+    out = tmp_path / "run.parquet"
+    chunks, digest = plan(expand([str(tmp_path / "in")]))
+    parts = parts_dir(out)
+    _prepare(parts, digest)
+    run_chunk(str(parts), 1, chunks[1].to_json())
+    (parts / "000001.traces.arrow").write_bytes(b"torn")
+    summary = build([str(tmp_path / "in")], out, jobs=1)
+    assert (summary.resumed, summary.traces) == (1, 30)
+    assert pq.read_table(out).equals(pq.read_table(whole))
 
 
 def test_ray_data_gives_the_rows_the_processes_give(tmp_path: Path, mixed: Path) -> None:

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .examine import examine
@@ -220,8 +219,9 @@ def run_chunk(parts: str, index: int, chunk: dict[str, Any]) -> int:
     from safewrite.files import write_file
 
     traces, events = chunk_tables(Chunk.from_json(chunk))
-    write_file(Path(parts) / f"{index:06d}.events.arrow", _ipc(events))
-    write_file(Path(parts) / f"{index:06d}.traces.arrow", _ipc(traces))
+    # not flushed to disk: a killed run keeps them; one torn by a crash is made again (_read)
+    write_file(Path(parts) / f"{index:06d}.events.arrow", _ipc(events), sync=False)
+    write_file(Path(parts) / f"{index:06d}.traces.arrow", _ipc(traces), sync=False)
     gc.collect()  # the command runs with the collector off; a chunk's garbage goes here
     return int(traces.num_rows)
 
@@ -256,7 +256,7 @@ def _processes(parts: Path, pending: list[tuple[int, Chunk]], jobs: int) -> Iter
     if jobs <= 1:
         yield from (run_chunk(*w) for w in work)
         return
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context("fork")  # workers start with what is imported
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield from pool.map(run_chunk, *zip(*work, strict=True))
 
@@ -306,20 +306,33 @@ ENGINES: dict[str, Callable[[Path, list[tuple[int, Chunk]], int], Iterator[int]]
 }
 
 
-def _join(parts: Path, kind: str, schema: pa.Schema, target: Path, count: int) -> pa.Table:
+def _read(parts: Path, index: int, kind: str, chunks: list[Chunk]) -> pa.Table:
+    """One part; a part torn by a machine that failed mid-run is made again first."""
+    path = parts / f"{index:06d}.{kind}.arrow"
+    try:
+        with pa.memory_map(str(path)) as source:
+            return pa.ipc.open_stream(source).read_all()
+    except (OSError, pa.ArrowInvalid):
+        run_chunk(str(parts), index, chunks[index].to_json())
+        with pa.memory_map(str(path)) as source:
+            return pa.ipc.open_stream(source).read_all()
+
+
+def _join(
+    parts: Path, kind: str, schema: pa.Schema, target: Path, chunks: list[Chunk]
+) -> list[bool]:
     """The parts of one kind joined into TARGET, one part at a time; returns the `ok` column
-    of the traces (an empty table for the events)."""
+    of the traces (nothing for the events)."""
     from safewrite.files import writing
 
-    oks = []
+    oks: list[bool] = []
     with writing(target) as tmp, pq.ParquetWriter(tmp, schema) as writer:
-        for i in range(count):
-            with pa.memory_map(str(parts / f"{i:06d}.{kind}.arrow")) as source:
-                table = pa.ipc.open_stream(source).read_all()
+        for i in range(len(chunks)):
+            table = _read(parts, i, kind, chunks)
             writer.write_table(table)
             if kind == "traces":
-                oks.append(table.select(["ok"]))
-    return pa.concat_tables(oks) if oks else pa.table({"ok": pa.array([], BOOL)})
+                oks += table.column("ok").to_pylist()
+    return oks
 
 
 def build(
@@ -343,8 +356,7 @@ def build(
         done += 1
         if progress is not None:
             progress(done, len(chunks))
-    _join(parts, "events", EVENT_SCHEMA, events_path(out), len(chunks))
-    ok = _join(parts, "traces", TRACE_SCHEMA, out, len(chunks)).column("ok")
+    _join(parts, "events", EVENT_SCHEMA, events_path(out), chunks)
+    ok = _join(parts, "traces", TRACE_SCHEMA, out, chunks)
     shutil.rmtree(parts)
-    failed = int(pc.sum(pc.invert(ok)).as_py() or 0)
-    return Summary(len(ok), failed, len(chunks), resumed)
+    return Summary(len(ok), ok.count(False), len(chunks), resumed)
