@@ -302,10 +302,21 @@ def test_trl_calls_the_reward_as_its_grpo_trainer_does() -> None:
 def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
     # NaiveRewardManager: compute_score(data_source=..., solution_str=..., ground_truth=...,
     # extra_info=...), wrapped by get_custom_reward_fn to add the config's reward_kwargs.
+    # get_custom_reward_fn loads the file named by custom_reward_function.path as a module of
+    # its own and takes the function custom_reward_function.name from it
+    import importlib.util
+
+    import orchtrace.trainers
+
+    spec = importlib.util.spec_from_file_location("custom_module", orchtrace.trainers.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    raw_fn = module.compute_score
     reward_kwargs = {"reward": "split_correctness", "missing": -1.0}
 
     def wrapped_fn(*args: Any, **kwargs: Any) -> Any:
-        return compute_score(*args, **kwargs, **reward_kwargs)
+        return raw_fn(*args, **kwargs, **reward_kwargs)
 
     trace = labelled(["a", "b", "c"], ["a", "a", "d"], None)
     score = wrapped_fn(

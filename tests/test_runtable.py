@@ -239,6 +239,23 @@ def test_ray_data_gives_the_rows_the_processes_give(tmp_path: Path, mixed: Path)
     assert pq.read_table(events_path(on_ray)).num_rows == pq.read_table(events_path(local)).num_rows
 
 
+def test_the_ray_engine_without_ray_names_the_extra(tmp_path: Path, mixed: Path) -> None:
+    code = (
+        "import sys; sys.modules['ray'] = None; from orchtrace.cli import main;"
+        "sys.argv = ['orchtrace', *sys.argv[1:]]; main()"
+    )
+    out = tmp_path / "run.parquet"
+    args = [str(mixed / "bad.json"), "--out", str(out), "--engine", "ray"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, "table", *args], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "orchtrace table: --engine ray needs Ray: pip install 'awesome-llm-mas-rl[cluster]'\n"
+    )
+    assert not out.exists()
+
+
 def test_query_answers_with_duckdb_and_says_what_is_wrong(tmp_path: Path) -> None:
     write(50, tmp_path / "in", shards=1)
     out = tmp_path / "run.parquet"

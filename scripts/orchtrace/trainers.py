@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .rewards import REWARDS, Reward, RewardUnavailable
+# absolute: verl loads this file by its path (custom_reward_function.path), not as orchtrace's
+from orchtrace.rewards import REWARDS, Reward, RewardUnavailable
 
 
 def _trace_of(completion: Any) -> Any:

@@ -26,17 +26,17 @@ from genrollouts import rollout, write  # noqa: E402
 BIN = Path(sys.executable).parent
 FLOOR = """
 import glob, sys, time, orjson, pyarrow.parquet as pq
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for name in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
     with open(name, "rb") as f:
         for line in f:
             orjson.loads(line)
-read = time.perf_counter() - start
+read, read_cpu = time.perf_counter() - start, time.process_time() - cpu
 tables = [pq.read_table(p) for p in sys.argv[2:4]]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for table, target in zip(tables, sys.argv[4:6]):
     pq.write_table(table, target)
-print(read, time.perf_counter() - start)
+print(read, time.perf_counter() - start, read_cpu, time.process_time() - cpu)
 """
 BUDGET_US = 50  # per reward call on a rollout already read
 CPU: list[float] = []  # processor seconds of each run, in order
@@ -83,6 +83,7 @@ def compare(count: int, reps: int, cache: Path) -> dict[str, Any]:
     runs: dict[str, list[tuple[float, float]]] = {k: [] for k in [*commands, "floor"]}
     parts: list[tuple[float, float]] = []
     cpu: dict[str, list[float]] = {k: [] for k in commands}
+    floor_cpu: list[float] = []
     for _ in range(reps):
         for name, cmd in commands.items():
             seconds, peak, _ = _run(cmd)
@@ -98,9 +99,10 @@ def compare(count: int, reps: int, cache: Path) -> dict[str, Any]:
         ]
         floor += [str(out.with_name("floor.parquet")), str(out.with_name("floor.events.parquet"))]
         seconds, peak, printed = _run(floor)
-        read, written = map(float, printed.split())
+        read, written, read_cpu, written_cpu = map(float, printed.split())
         runs["floor"].append((read + written, peak))
         parts.append((read, written))
+        floor_cpu.append(read_cpu + written_cpu)
     row: dict[str, Any] = {"rollouts": count, "cores": cores, "reps": reps}
     for name, r in runs.items():
         row[name] = {
@@ -111,9 +113,13 @@ def compare(count: int, reps: int, cache: Path) -> dict[str, Any]:
             row[name]["cpu_seconds"] = round(statistics.median(cpu[name]), 2)
     row["floor_read_and_loads_s"] = round(statistics.median(p[0] for p in parts), 2)
     row["floor_write_s"] = round(statistics.median(p[1] for p in parts), 2)
+    row["floor"]["cpu_seconds"] = round(statistics.median(floor_cpu), 2)
     floor = row["floor"]["seconds"]
     for name in commands:
         row[f"{name}_vs_floor_throughput"] = round(floor / row[name]["seconds"], 3)
+    # on a machine that others share, processor time tells the work apart from the waiting
+    one_cpu = row["one_process"]["cpu_seconds"]
+    row["one_process_vs_floor_cpu"] = round(row["floor"]["cpu_seconds"] / one_cpu, 3)
     one, many = row["one_process"]["seconds"], row["all_cores"]["seconds"]
     row["scaling_of_linear"] = round(one / (cores * many), 3)
     row["ray_vs_all_cores"] = round(row["ray"]["seconds"] / many, 3)
