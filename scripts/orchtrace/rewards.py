@@ -13,7 +13,7 @@ Measures shared with `orchtrace metrics` are defined in traces/METRICS.md.
 
     from orchtrace import rewards
     r = rewards.read(trace)            # dict, JSON text or a path
-    rewards.critical_steps(r).value    # 11.0
+    rewards.critical_steps(r).value    # a float, or None with .code and .reason
     rewards.all_rewards(r)             # {name: Reward}
 """
 

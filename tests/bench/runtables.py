@@ -135,7 +135,14 @@ def growth(sizes: list[int], cache: Path) -> list[dict[str, Any]]:
     for count in sizes:
         folder, out = rollouts(count, cache), cache / "table" / f"grow-{count}.parquet"
         seconds, peak, _ = _run(_table(folder, out, "--jobs", cores))
-        rows.append({"rollouts": count, "seconds": round(seconds, 1), "peak_mib": round(peak)})
+        rows.append(
+            {
+                "rollouts": count,
+                "seconds": round(seconds, 1),
+                "cpu_seconds": round(CPU[-1], 1),
+                "peak_mib": round(peak),
+            }
+        )
         out.unlink()
         out.with_name(f"grow-{count}.events.parquet").unlink()
         print(json.dumps(rows[-1]), flush=True)
