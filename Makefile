@@ -21,10 +21,10 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,cluster]'
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install the toolkit with its dev extras (quick when done)
+install: $(STAMP) ## Create .venv and install the toolkit with its dev and cluster extras (quick when done)
 
 check: install ## Validate taxonomy, papers, exclusions and claims (warnings fail too)
 	$(LITCORPUS) check --strict
@@ -74,7 +74,7 @@ lint: install ## Run ruff, mypy and the import contracts (import-linter)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries and orchtrace on 1M events
+bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries, orchtrace on 1M events and run tables of 100,000 rollouts
 	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 import click
 
-from . import __version__
+from . import __version__, runcli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -274,6 +274,10 @@ def schema_doc(check_only: bool) -> None:
 
     write_file(target, text.encode())  # a file orchtrace maintains, in its own repository
     click.echo(f"wrote {target}")
+
+
+cli.add_command(runcli.table)
+cli.add_command(runcli.query)
 
 
 def main() -> None:

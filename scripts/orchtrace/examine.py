@@ -17,7 +17,7 @@ from .formats import current_view
 from .lineage import Lineage
 from .metrics import metrics
 from .model import Item
-from .replay import DependencyCycle, second_reading, start_replay
+from .replay import DependencyCycle, Replay, second_reading, start_replay
 from .semantics import semantics
 from .table import columns, edge_ends, locate, resolve_ends
 from .trace import Document, TraceProblem, parse
@@ -32,6 +32,7 @@ class Examined:
     problems: list[TraceProblem]
     measures: dict[str, Any] | None  # when asked for, of a trace without errors
     data: Any  # the trace in our names; None when it could not be read
+    replay: Replay | None = None  # the replay behind the measures (its walk is kept)
 
     @property
     def failed(self) -> bool:
@@ -93,4 +94,4 @@ def examine_document(
         message = f"the dependencies form a cycle, so no critical path exists: {events}"
         rep.add("$.edges", "dependency-cycle", message)
         return Examined(rep.finish(), None, data)
-    return Examined(rep.finish(), measures, data)
+    return Examined(rep.finish(), measures, data, replay)

@@ -192,9 +192,16 @@ class Replay:
     weights: np.ndarray
     final: int
     last_aggregate: int
+    walked: tuple[float, list[int], bytes] | None = None
 
     def walk(self) -> tuple[float, list[int], bytes]:
-        """The critical path's length and events, and the ancestry marks (see `_walk`)."""
+        """The critical path's length and events, and the ancestry marks (see `_walk`); walked
+        once, then kept for whoever asks again (the rewards read the marks after the metrics)."""
+        if self.walked is None:
+            self.walked = self._walk()
+        return self.walked
+
+    def _walk(self) -> tuple[float, list[int], bytes]:
         sent = self.worker.receive() if self.worker else None
         if sent is not None:
             return cast(tuple[float, list[int], bytes], sent)

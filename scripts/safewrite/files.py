@@ -32,15 +32,17 @@ def umask() -> int:
     return mask
 
 
-def _temporary(target: Path, data: bytes) -> Path:
-    """DATA in a new hidden file beside TARGET, with the umask's permissions, flushed to disk."""
+def _temporary(target: Path, data: bytes, sync: bool = True) -> Path:
+    """DATA in a new hidden file beside TARGET, with the umask's permissions, flushed to disk
+    unless not SYNC."""
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if sync:
+                os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~umask())
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -53,13 +55,15 @@ def _leftovers(target: Path) -> list[Path]:
     return list(target.parent.glob(f".{glob.escape(target.name)}.*.tmp"))
 
 
-def write_file(target: Path, data: bytes, clean: bool = False) -> None:
+def write_file(target: Path, data: bytes, clean: bool = False, sync: bool = True) -> None:
     """Replace TARGET by DATA at once: readers see the old file or the new one, never a part.
-    CLEAN (for a caller that holds the lock on TARGET) first removes what killed runs left."""
+    CLEAN (for a caller that holds the lock on TARGET) first removes what killed runs left.
+    Not SYNC: the data is not flushed to disk first, for files that a killed process must not
+    tear but that can be made again should the machine fail (a run's parts)."""
     try:
         for leftover in _leftovers(target) if clean else []:
             leftover.unlink(missing_ok=True)
-        tmp = _temporary(target, data)
+        tmp = _temporary(target, data, sync)
         try:
             os.replace(tmp, target)
         except BaseException:
@@ -67,6 +71,28 @@ def write_file(target: Path, data: bytes, clean: bool = False) -> None:
             raise
     except OSError as exc:
         raise os_failure(exc, target) from exc
+
+
+@contextmanager
+def writing(target: Path) -> Iterator[Path]:
+    """A new hidden file beside TARGET for a write too large to hold in memory (a stream): it
+    takes TARGET's name, flushed to disk, when the block ends, and is removed if it fails."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise os_failure(exc, target) from exc
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise os_failure(exc, target) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _digest(data: bytes) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from loop import bench_loop, report  # noqa: E402
+from runtables import bench_tables  # noqa: E402
 
 REPO = HERE.parents[1]
 CACHE = REPO / ".cache" / "bench"
@@ -293,6 +294,15 @@ def main() -> None:
         help="A clone (or bare git directory) of xxzcc/awesome-llm-mas-rl, whose statistics "
         "script is the contributor loop's peer (default: $LITCORPUS_PEER).",
     )
+    parser.add_argument(
+        "--rollouts", type=int, default=100_000, help="Run-table rollouts to compare (0 skips)."
+    )
+    parser.add_argument(
+        "--rollout-sizes",
+        default="10000,100000",
+        help="Run sizes for the growth of time and memory.",
+    )
+    parser.add_argument("--rollout-reps", type=int, default=1)
     parser.add_argument("--out", type=Path, default=CACHE / "results.json")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -322,6 +332,9 @@ def main() -> None:
         ]
     if args.import_spans:
         results["import"] = bench_import(args.import_spans, args.trace_reps)
+    if args.rollouts:
+        sizes = [int(s) for s in args.rollout_sizes.split(",") if s]
+        results["tables"] = bench_tables(args.rollouts, sizes, args.rollout_reps, CACHE)
     args.out.write_text(json.dumps(results, indent=2))
     print(
         f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "

@@ -1,0 +1,123 @@
+"""The `orchtrace table` and `orchtrace query` commands: a run's traces as Parquet tables, and
+SQL over them with DuckDB. Registered in cli.py; the work is runtable.py's."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+
+def _fail(command: str, message: str, code: int = 1) -> NoReturn:
+    click.echo(f"orchtrace {command}: {message}", err=True)
+    sys.exit(code)
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The traces table (Parquet); the events go beside it, as NAME.events.parquet.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["processes", "ray"]),
+    default="processes",
+    show_default=True,
+    help="processes: worker processes on this machine; ray: a Ray Data pipeline (the cluster "
+    "in RAY_ADDRESS, else a local Ray; needs the cluster extra).",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Workers (default: cores).")
+def table(inputs: tuple[str, ...], out: Path, engine: str, jobs: int | None) -> None:
+    """One row per trace of INPUTS (directories, globs, files or URIs; JSON, JSON Lines, gzip
+    or zstd, or exported spans as `import` reads them), with its metrics, rewards and problem
+    codes. A killed run, started again, goes on where it stopped."""
+    from safewrite.errors import OutputError
+    from safewrite.paths import check_file_output
+
+    from .runinputs import InputError
+    from .runtable import build, events_path
+
+    local = tuple(Path(i) for i in inputs if "://" not in i)
+    try:
+        for target in (out, events_path(out)):
+            check_file_output(target, inputs=local)
+    except OutputError as exc:
+        _fail("table", str(exc), 2 if exc.code.startswith("output-") else 1)
+    if engine == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            _fail("table", "--engine ray needs Ray: pip install 'awesome-llm-mas-rl[cluster]'", 2)
+    try:
+        summary = build(list(inputs), out, engine, jobs)
+    except InputError as exc:
+        _fail("table", str(exc), 2)
+    except (OSError, OutputError) as exc:
+        _fail("table", str(exc) or f"{type(exc).__name__} while reading the inputs")
+    click.echo(
+        f"{summary.traces} trace(s), {summary.failed} with errors, in {summary.chunks} chunk(s)"
+        + (f" ({summary.resumed} done by an earlier run)" if summary.resumed else "")
+        + f": {out} and {events_path(out)}",
+        err=True,
+    )
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list | dict):
+        return json.dumps(value, default=str)
+    return str(value)
+
+
+@click.command()
+@click.argument("table_file", metavar="TABLE", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("sql")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True
+)
+def query(table_file: Path, sql: str, fmt: str) -> None:
+    """Run SQL over a run table with DuckDB: the traces are the view `run`, the events beside
+    them the view `events`."""
+    import duckdb
+
+    from .runtable import events_path
+
+    if not table_file.is_file():
+        _fail("query", f"{table_file}: no such table", 2)
+    db = duckdb.connect()
+    try:
+        db.execute(f"CREATE VIEW run AS SELECT * FROM read_parquet('{_quoted(table_file)}')")
+        if events_path(table_file).is_file():
+            events = _quoted(events_path(table_file))
+            db.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{events}')")
+        result = db.execute(sql)
+        names = [d[0] for d in result.description or []]
+        rows = result.fetchall()
+    except duckdb.Error as exc:
+        _fail("query", str(exc).splitlines()[0])
+    if fmt == "json":
+        click.echo(json.dumps([dict(zip(names, r, strict=True)) for r in rows], default=str))
+        return
+    if fmt == "csv":
+        import csv
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerows([names, *([_cell(v) for v in r] for r in rows)])
+        return
+    cells = [names, *([_cell(v) for v in r] for r in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(names))]
+    for row in cells:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")

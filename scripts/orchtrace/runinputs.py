@@ -1,0 +1,235 @@
+"""The inputs of a run table: which files, cut into chunks of work, and the traces in a chunk.
+
+Reads directories (every .json, .jsonl, .ndjson and .pb below them, also compressed as .gz
+or .zst), globs, files, and URIs that pyarrow's filesystems open (`s3://...`, `gs://...`,
+`file://...`). Writes nothing. A chunk is a unit of work that a killed run redoes whole: a
+stretch of lines of a plain JSON Lines file (cut at line ends, about CHUNK_BYTES each), or a
+run of consecutive single-trace files (compressed JSON Lines files are one chunk each: they
+cannot be read from the middle). A file whose first record is not a trace is read as
+exported spans, as `orchtrace import` reads them.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import io
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+CHUNK_BYTES = 4 << 20
+CHUNK_FILES = 256
+LINES = (".jsonl", ".ndjson")
+SUFFIXES = (".json", *LINES, ".pb")
+COMPRESSED = (".gz", ".zst")
+
+
+class InputError(ValueError):
+    """An input that names nothing to read (a usage error: nothing has been done)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """FILES, or lines START to END (bytes; the first is line FIRST_LINE) of the one file."""
+
+    files: tuple[str, ...]
+    start: int = 0
+    end: int = -1
+    first_line: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Chunk:
+        return cls(tuple(data["files"]), data["start"], data["end"], data["first_line"])
+
+
+def _is_uri(name: str) -> bool:
+    return "://" in name
+
+
+def _inner(name: str) -> str:
+    """NAME without its compression suffix."""
+    for suffix in COMPRESSED:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _wanted(name: str) -> bool:
+    return _inner(name).endswith(SUFFIXES)
+
+
+def _filesystem(uri: str) -> tuple[Any, str]:
+    from pyarrow import fs
+
+    return fs.FileSystem.from_uri(uri)  # type: ignore[no-any-return]
+
+
+def expand(inputs: Sequence[str]) -> list[str]:
+    """Every file the INPUTS name, sorted within each input, each once; raises InputError
+    for an input that names none."""
+    files: dict[str, None] = {}
+    for name in inputs:
+        found: list[str] = []
+        if _is_uri(name):
+            from pyarrow import fs
+
+            filesystem, path = _filesystem(name)
+            info = filesystem.get_file_info(path)
+            scheme = name.split("://", 1)[0]
+            if info.type == fs.FileType.Directory:
+                selector = fs.FileSelector(path, recursive=True)
+                found = sorted(
+                    f"{scheme}://{i.path}"
+                    for i in filesystem.get_file_info(selector)
+                    if i.type == fs.FileType.File and _wanted(i.path)
+                )
+            elif info.type == fs.FileType.File:
+                found = [name]
+        elif Path(name).is_dir():
+            found = sorted(str(p) for p in Path(name).rglob("*") if p.is_file() and _wanted(p.name))
+        elif Path(name).is_file():
+            found = [name]
+        elif glob.has_magic(name):
+            found = sorted(p for p in glob.glob(name, recursive=True) if Path(p).is_file())
+        if not found:
+            raise InputError(f"{name}: no trace files (.json, .jsonl, .ndjson, .pb; .gz, .zst)")
+        files.update(dict.fromkeys(found))
+    return list(files)
+
+
+def _stat(name: str) -> tuple[int, int]:
+    """Size and modification time (ns) of a file or URI."""
+    if _is_uri(name):
+        filesystem, path = _filesystem(name)
+        info = filesystem.get_file_info(path)
+        return info.size or 0, info.mtime_ns or 0
+    st = os.stat(name)
+    return st.st_size, st.st_mtime_ns
+
+
+def _open(name: str) -> IO[bytes]:
+    if _is_uri(name):  # pyarrow's files read lines only through a buffer
+        filesystem, path = _filesystem(name)
+        return io.BufferedReader(filesystem.open_input_file(path))
+    return open(name, "rb")
+
+
+def _line_chunks(name: str, size: int) -> Iterator[Chunk]:
+    """A plain JSON Lines file cut at line ends into chunks of about CHUNK_BYTES."""
+    start, line = 0, 1
+    with _open(name) as f:
+        while start < size:
+            f.seek(min(start + CHUNK_BYTES, size))
+            tail = f.readline() if start + CHUNK_BYTES < size else b""
+            end = min(start + CHUNK_BYTES, size) + len(tail)
+            f.seek(start)
+            lines = f.read(end - start).count(b"\n")
+            yield Chunk((name,), start, end, line)
+            start, line = end, line + lines
+
+
+def plan(files: Sequence[str]) -> tuple[list[Chunk], str]:
+    """The chunks of FILES, and a fingerprint of what they read (names, sizes, times and the
+    chunking): a run resumes only the plan it started."""
+    chunks: list[Chunk] = []
+    group: list[str] = []
+    weight = 0
+    stats = [_stat(name) for name in files]
+    for name, (size, _) in zip(files, stats, strict=True):
+        if name.endswith(LINES):
+            if group:
+                chunks.append(Chunk(tuple(group)))
+                group, weight = [], 0
+            with _open(name) as f:
+                traces = _is_trace(f.readline())
+            # lines of traces are cut into chunks; exported spans are read whole
+            chunks.extend(_line_chunks(name, size) if traces else [Chunk((name,))])
+            continue
+        group.append(name)
+        weight += size
+        if len(group) >= CHUNK_FILES or weight >= CHUNK_BYTES:
+            chunks.append(Chunk(tuple(group)))
+            group, weight = [], 0
+    if group:
+        chunks.append(Chunk(tuple(group)))
+    digest = hashlib.sha256(
+        json.dumps([list(files), stats, CHUNK_BYTES, CHUNK_FILES]).encode()
+    ).hexdigest()
+    return chunks, digest
+
+
+def _decompressed(name: str, raw: IO[bytes]) -> IO[bytes]:
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+    return raw
+
+
+@dataclass(slots=True)
+class Record:
+    """One record of a chunk: a trace's text (LABEL: file, or file:line), or a whole file of
+    exported spans (SPANS), or the reason the file cannot be read (FAILED: code, message)."""
+
+    label: str
+    text: bytes = b""
+    spans: bool = False
+    failed: tuple[str, str] | None = None
+
+
+def _is_trace(text: bytes) -> bool:
+    """Whether TEXT (one JSON document, or its start) is a trace rather than exported spans:
+    both formats of traces have an edge list at the top; exports never name one."""
+    return b'"edges"' in text
+
+
+def records(chunk: Chunk) -> Iterator[Record]:
+    """The records of CHUNK, in order."""
+    for name in chunk.files:
+        try:
+            with _open(name) as raw:
+                if chunk.end >= 0:  # lines of a plain JSON Lines file
+                    raw.seek(chunk.start)
+                    block = raw.read(chunk.end - chunk.start)
+                    yield from _lines(name, block.split(b"\n"), chunk.first_line)
+                    continue
+                with _decompressed(name, raw) as f:
+                    inner = _inner(name)
+                    if inner.endswith(LINES):
+                        yield from _lines(name, f, 1)
+                    else:
+                        text = f.read()
+                        trace = not inner.endswith(".pb") and _is_trace(text)
+                        yield Record(name, text, spans=not trace)
+        except OSError as exc:
+            yield Record(name, failed=("unreadable", exc.strerror or str(exc)))
+        except Exception as exc:  # a corrupt archive (gzip, zstd): the file, not the run
+            yield Record(name, failed=("unreadable", f"{type(exc).__name__}: {exc}"))
+
+
+def _lines(name: str, lines: Any, first: int) -> Iterator[Record]:
+    """JSON Lines of traces, one record each; a file whose first record is not a trace is
+    exported spans (the Collector's file exporter writes JSON Lines), read whole."""
+    held: list[bytes] = []
+    for n, line in enumerate(lines, first):
+        if not line.strip():
+            continue
+        if not held and n == 1 and not _is_trace(line):
+            held.append(line)
+            continue
+        if held:
+            held.append(line)
+            continue
+        yield Record(f"{name}:{n}", line)
+    if held:
+        yield Record(name, b"\n".join(held), spans=True)

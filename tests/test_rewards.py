@@ -1,0 +1,352 @@
+"""orchtrace.rewards: every reward checked against values derived by hand, on real exports in
+tests/fixtures (the survey artifact's example trace, an OpenInference LangGraph run, a Langfuse
+OpenAI Agents run) and on generated traces whose critical paths are known by construction;
+rewards a trace cannot support are None with their code; the TRL and verl adapters called
+exactly as those trainers call reward functions (their signatures as their code reads, in
+trl/trainer/grpo_trainer.py `_calculate_rewards` and verl's NaiveRewardManager with
+verl/trainer/ppo/reward.py `get_custom_reward_fn`), without either installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orchtrace import rewards
+from orchtrace.importers import to_traces
+from orchtrace.rewards import REWARDS, RewardUnavailable
+from orchtrace.spans import read_spans
+from orchtrace.trainers import compute_score, trl_reward
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"
+
+
+def values(trace: Any, **options: Any) -> dict[str, float | str | None]:
+    """Each reward's value, or its code where it has none."""
+    out = rewards.all_rewards(trace, **options)
+    return {k: r.value if r.value is not None else r.code for k, r in out.items()}
+
+
+def test_every_reward_documents_its_definition_family_and_source() -> None:
+    assert len(REWARDS) == 15
+    for name, function in REWARDS.items():
+        doc = function.__doc__ or ""
+        assert f"Family {rewards.FAMILIES[name]}" in doc, name
+        assert "Source:" in doc and len(doc.split("Source:")[0]) > 60, name
+    assert "arXiv 2602.02276" in (rewards.critical_steps.__doc__ or "")
+    assert "S_main(t) + max_i S_sub,i(t)" in (rewards.critical_steps.__doc__ or "")
+
+
+def test_the_artifacts_example_by_hand() -> None:
+    # tests/fixtures/traces/artifact/example_trace.json (the survey artifact's own, CC0): one
+    # stage, ending at the aggregate e8; the orchestrator's steps e1, e2, e3, e8 (4) plus the
+    # longest sub-agent's, executor_1's e5 and e7 (2): 6 critical steps. Steps weigh 1 and the
+    # eight events are one chain: W = S = 8, speedup 1; no t_end, so no observed speedup.
+    # e1 spawns planner_1 and executor_1 (one decision, fan-out 2); only executor_1 returns:
+    # finish rate 1/2; e8's ancestors hold both agents' events (coverage 1) and every event
+    # (nothing wasted). costs.tokens 12000; no usd; one tool_call (e5); no stop event.
+    got = values(FIXTURES / "artifact" / "example_trace.json")
+    assert got == {
+        "critical_steps": 6.0,
+        "ideal_speedup": 1.0,
+        "observed_speedup": "no-durations",
+        "wasted_work": 0.0,
+        "spawn_count": 2.0,
+        "fan_out": 2.0,
+        "spawn_depth": 1.0,
+        "finish_rate": 0.5,
+        "aggregation_coverage": 1.0,
+        "tokens": 12000.0,
+        "cost_usd": "no-cost",
+        "tool_calls": 1.0,
+        "stop_delay": "no-stop",
+        "split_correctness": "no-subtasks",
+        "aggregation_quality": "no-aggregate-score",
+    }
+
+
+def test_an_openinference_langgraph_run_by_hand() -> None:
+    # The events test_trace_import.py derives from the raw spans of openinference-langgraph.pb:
+    # newsroom's steps at 0.0038 and 0.0327, spawn of researcher_agent, the researcher's step,
+    # tool_call, tool_result, step and return (5 events), newsroom's two steps and spawn of
+    # writer_agent, the writer's step and return (2), newsroom's last two steps: newsroom's 8
+    # events are one stage (it never aggregates), plus the longest sub-agent's 5: 13 critical
+    # steps. Two spawns at two instants with no decision: fan-out 1. Tokens 1520 (costs);
+    # OpenInference's LangChain spans record no cost; no stop, no aggregate. W = S (one chain),
+    # observed speedup 0.1895 / 0.246 = 0.7705.
+    (trace,), _ = to_traces(
+        read_spans((FIXTURES / "exports" / "openinference-langgraph.pb").read_bytes()), "auto"
+    )
+    got = values(trace)
+    assert got == {
+        "critical_steps": 13.0,
+        "ideal_speedup": 1.0,
+        "observed_speedup": 0.7705,
+        "wasted_work": 0.0,
+        "spawn_count": 2.0,
+        "fan_out": 1.0,
+        "spawn_depth": 1.0,
+        "finish_rate": 1.0,
+        "aggregation_coverage": "no-aggregate",
+        "tokens": 1520.0,
+        "cost_usd": "no-cost",
+        "tool_calls": 1.0,
+        "stop_delay": "no-stop",
+        "split_correctness": "no-subtasks",
+        "aggregation_quality": "no-aggregate",
+    }
+
+
+def test_a_langfuse_openai_agents_run_by_hand() -> None:
+    # langfuse-openai-agents.json as test_trace_import.py reads it: "Agent workflow" spawns
+    # "Hello world" (its one event), whose step, tool_call, tool_result, step and return are 5:
+    # 6 critical steps. Langfuse's cost details 0.00023 + 0.000402 = 0.000632 USD, 184 tokens.
+    raw = (FIXTURES / "exports" / "langfuse-openai-agents.json").read_bytes()
+    (trace,), _ = to_traces(read_spans(raw), "auto")
+    r = rewards.read(trace)
+    assert rewards.critical_steps(r).value == 6.0
+    assert (rewards.cost_usd(r).value, rewards.tokens(r).value) == (0.000632, 184.0)
+    assert (rewards.tool_calls(r).value, rewards.spawn_count(r).value) == (1.0, 1.0)
+
+
+def fan(stages: list[list[list[float]]], straggler: list[float] | None = None) -> dict[str, Any]:
+    """A trace whose critical path is known: per stage, a decision (1 s), one spawn per worker
+    at once, each worker's steps of the given durations one after the other and its return,
+    and an aggregate (1 s) when the last worker returns; then the stop. A STRAGGLER, spawned in
+    the first stage, takes its steps and is despawned at the stop without returning."""
+    events: list[dict[str, Any]] = []
+    edges: list[dict[str, str]] = []
+    agents = [{"id": "O", "role": "orchestrator"}]
+
+    def add(kind: str, agent: str, t: float, end: float, **more: Any) -> str:
+        events.append(
+            {"id": f"e{len(events)}", "type": kind, "agent": agent, "t": t, "t_end": end, **more}
+        )
+        return events[-1]["id"]
+
+    def edge(a: str, b: str, kind: str) -> None:
+        edges.append({"source": a, "target": b, "type": kind})
+
+    t, last = 0.0, None
+    for s, workers in enumerate(stages):
+        decision = add("decision", "O", t, t + 1, decision="spawn")
+        if last:
+            edge(last, decision, "causal")
+        t += 1
+        crew = [(f"W{s}_{w}", steps) for w, steps in enumerate(workers)]
+        if straggler is not None and s == 0:
+            crew.append(("late", straggler))
+        returns, ends = [], [t]
+        for name, steps in crew:
+            agents.append({"id": name, "role": "worker", "parent": "O"})
+            prev = add("spawn", "O", t, t, target=name)
+            edge(decision, prev, "causal")
+            tt = t
+            for k, d in enumerate(steps):
+                step = add("step", name, tt, tt + d)
+                edge(prev, step, "spawn" if k == 0 else "temporal")
+                prev, tt = step, tt + d
+            if name != "late":
+                returns.append(add("return", name, tt, tt, target="O"))
+                ends.append(tt)
+        t = max(ends)
+        last = add("aggregate", "O", t, t + 1)
+        for r in returns:
+            edge(r, last, "return")
+        t += 1
+    if straggler is not None:
+        add("despawn", "O", t, t, target="late")
+    stop = add("stop", "O", t, t, cause="answer")
+    if last:
+        edge(last, stop, "causal")
+    return {"trace_id": "fan", "agents": agents, "events": events, "edges": edges}
+
+
+durations = st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0]), min_size=1, max_size=4)
+stage_lists = st.lists(st.lists(durations, min_size=1, max_size=4), min_size=1, max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(stage_lists)
+def test_generated_fans_with_known_critical_paths(stages: list[list[list[float]]]) -> None:
+    # By construction: each stage's critical path is its decision (1 s), its longest worker's
+    # steps and its aggregate (1 s); the work adds every worker's steps. Critical steps: per
+    # stage the orchestrator's decision, spawns and aggregate (workers + 2) plus the longest
+    # worker's steps and return, and a last stage holding the stop alone.
+    work = sum(2 + sum(map(sum, ws)) for ws in stages)
+    span = sum(2 + max(map(sum, ws)) for ws in stages)
+    steps = sum(len(ws) + 2 + max(len(w) + 1 for w in ws) for ws in stages) + 1
+    spawned = sum(len(ws) for ws in stages)
+    r = rewards.read(fan(stages))
+    assert r.ok and not r.problems
+    assert rewards.critical_steps(r).value == steps
+    assert rewards.ideal_speedup(r).value == pytest.approx(work / span, abs=1e-4)
+    assert rewards.observed_speedup(r).value == pytest.approx(work / span, abs=1e-4)
+    assert rewards.wasted_work(r).value == 0.0
+    assert rewards.spawn_count(r).value == spawned
+    assert rewards.fan_out(r).value == pytest.approx(spawned / len(stages), abs=1e-4)
+    assert (rewards.finish_rate(r).value, rewards.aggregation_coverage(r).value) == (1.0, 1.0)
+    assert rewards.stop_delay(r).value == 1.0  # the last return, then the 1 s aggregate
+
+
+def test_a_straggler_is_wasted_work() -> None:
+    # One stage: W0 steps 2 s and returns; the straggler steps 1 + 3 s and is despawned at
+    # the stop, never returning. W = 1 + 2 + 4 + 1 = 8 s, of which the straggler's 4 s lie
+    # outside the stop's ancestry: wasted 0.5. Finish rate 2/2 (a despawn ends an agent);
+    # coverage 1/2 (only W0 reaches the aggregate). The critical path is decision, the
+    # straggler's 4 s (its lane ends at the despawn... which is not a dependency of the stop)
+    # so S = 1 + max(2 + 1, 4) = 5: ideal speedup 8 / 5 = 1.6.
+    r = rewards.read(fan([[[2.0]]], straggler=[1.0, 3.0]))
+    assert r.ok
+    assert rewards.wasted_work(r).value == 0.5
+    assert (rewards.finish_rate(r).value, rewards.aggregation_coverage(r).value) == (1.0, 0.5)
+    assert rewards.ideal_speedup(r).value == 1.6
+
+
+def labelled(subtasks: list[str], given: list[str | None], score: float | None) -> dict[str, Any]:
+    trace = fan([[[1.0]] * len(given)])
+    trace["task"] = {"id": "t", "subtasks": subtasks}
+    spawns = [e for e in trace["events"] if e["type"] == "spawn"]
+    for event, label in zip(spawns, given, strict=True):
+        if label is not None:
+            event["subtask"] = label
+    if score is not None:
+        next(e for e in trace["events"] if e["type"] == "aggregate")["score"] = score
+    return trace
+
+
+def test_split_correctness_and_aggregation_quality_by_hand() -> None:
+    # Required {a, b, c}; the spawns are given a, a, d: distinct labels {a, d}, one required.
+    # Precision 1/2, recall 1/3, F1 = 2 (1/2)(1/3) / (1/2 + 1/3) = 0.4. The aggregate's score.
+    trace = labelled(["a", "b", "c"], ["a", "a", "d"], 0.75)
+    assert rewards.split_correctness(trace).value == 0.4
+    assert rewards.aggregation_quality(trace).value == 0.75
+    # the trainer's ground truth wins over the trace's: {a, d} exactly is F1 1
+    assert rewards.split_correctness(trace, required=["a", "d"]).value == 1.0
+    assert rewards.split_correctness(labelled(["a"], ["b"], None)).value == 0.0
+
+
+def test_what_a_trace_cannot_support_is_none_with_its_reason() -> None:
+    unlabelled = labelled(["a"], [None], None)
+    r = rewards.split_correctness(unlabelled)
+    assert (r.value, r.code) == (None, "no-subtask-labels")
+    assert rewards.aggregation_quality(unlabelled).code == "no-aggregate-score"
+    del unlabelled["task"]
+    assert rewards.split_correctness(unlabelled).code == "no-subtasks"
+    with pytest.raises(RewardUnavailable, match="split_correctness: no-subtasks: no ground truth"):
+        rewards.split_correctness(unlabelled).require()
+    alone = {
+        "trace_id": "a",
+        "agents": [{"id": "A", "role": "x"}],
+        "edges": [],
+        "events": [{"id": "e1", "type": "step", "agent": "A", "t": 0}],
+    }
+    got = values(alone)
+    assert (got["finish_rate"], got["fan_out"], got["stop_delay"]) == (
+        "no-subagents",
+        "no-spawns",
+        "no-stop",
+    )
+    assert (got["spawn_count"], got["ideal_speedup"], got["critical_steps"]) == (0.0, 1.0, 1.0)
+    broken = dict(
+        alone, events=[*alone["events"], {"id": "e1", "type": "step", "agent": "B", "t": 1}]
+    )
+    r = rewards.critical_steps(broken)
+    assert (r.value, r.code) == (None, "invalid-trace")
+    assert r.reason == "the trace has errors (duplicate-id, unknown-agent)"
+
+
+def test_a_reward_reads_a_trace_once_when_given_its_rollout() -> None:
+    r = rewards.read(json.dumps(fan([[[1.0, 2.0]]])))
+    assert rewards.read(r) is r
+    with pytest.raises(TypeError, match="a trace is a dict, JSON text or a path"):
+        rewards.read(3)
+
+
+def test_trl_calls_the_reward_as_its_grpo_trainer_does() -> None:
+    # GRPOTrainer._calculate_rewards: reward_func(prompts=prompts, completions=completions,
+    # completion_ids=completion_ids_list, **reward_kwargs), the kwargs being the dataset's
+    # other columns, one value per completion, and trainer_state; None means "does not apply".
+    wide, narrow = fan([[[1.0], [1.0], [1.0]]]), fan([[[3.0]]])  # ideal speedups 5/3 and 1
+    steps = trl_reward("ideal_speedup")
+    assert steps.__name__ == "orchtrace_ideal_speedup"
+    completions = [[{"role": "assistant", "content": json.dumps(t)}] for t in (wide, narrow)]
+    out = steps(
+        prompts=[[{"role": "user", "content": "go"}]] * 2,
+        completions=completions,
+        completion_ids=[[1, 2], [3]],
+        trainer_state=object(),
+        task=["t1", "t2"],
+    )
+    assert out == [1.6667, 1.0]
+    # the trace as a dataset column (plain data), ground truth in a column, and None
+    split = trl_reward("split_correctness", weight=2.0)
+    traces = [labelled(["a", "b"], ["a", "b"], None), labelled(["a"], [None], None)]
+    out = split(
+        prompts=["p", "p"],
+        completions=["", ""],
+        completion_ids=[[0], [0]],
+        trace=traces,
+        subtasks=[["a", "b"], ["a"]],
+        trainer_state=None,
+    )
+    assert out == [2.0, None]
+    with pytest.raises(ValueError, match="no reward 'speed'"):
+        trl_reward("speed")
+
+
+def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
+    # NaiveRewardManager: compute_score(data_source=..., solution_str=..., ground_truth=...,
+    # extra_info=...), wrapped by get_custom_reward_fn to add the config's reward_kwargs.
+    # get_custom_reward_fn loads the file named by custom_reward_function.path as a module of
+    # its own and takes the function custom_reward_function.name from it
+    import importlib.util
+
+    import orchtrace.trainers
+
+    spec = importlib.util.spec_from_file_location("custom_module", orchtrace.trainers.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    raw_fn = module.compute_score
+    reward_kwargs = {"reward": "split_correctness", "missing": -1.0}
+
+    def wrapped_fn(*args: Any, **kwargs: Any) -> Any:
+        return raw_fn(*args, **kwargs, **reward_kwargs)
+
+    trace = labelled(["a", "b", "c"], ["a", "a", "d"], None)
+    score = wrapped_fn(
+        data_source="swarm",
+        solution_str=json.dumps(trace),
+        ground_truth=["a", "d"],
+        extra_info={"index": 0, "num_turns": None},
+    )
+    assert score == {"score": 1.0, "supported": 1.0}
+    score = wrapped_fn(
+        data_source="swarm",
+        solution_str="",
+        ground_truth={"subtasks": ["a"]},
+        extra_info={"trace": labelled(["a"], [None], None), "num_turns": 2},
+    )
+    assert score == {"score": -1.0, "supported": 0.0}
+    with pytest.raises(RewardUnavailable, match="no-subtask-labels"):
+        compute_score(
+            data_source="swarm",
+            solution_str=json.dumps(labelled(["a"], [None], None)),
+            ground_truth=None,
+            extra_info={},
+            reward="split_correctness",
+        )
+    plain = compute_score(
+        data_source="swarm",
+        solution_str=json.dumps(fan([[[2.0], [2.0]]])),
+        ground_truth=None,
+        extra_info=None,
+    )
+    # critical steps: the decision, two spawns and the aggregate, plus a worker's step and
+    # return, then the stop: 4 + 2 + 1
+    assert plain == {"score": 7.0, "supported": 1.0}
