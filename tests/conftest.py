@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from snapshot import copy_snapshot
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
@@ -69,6 +71,11 @@ def mini_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     from litcorpus.publish.site import build_site
 
     return build_site(analyse(load_corpus(make_mini_root(tmp_path_factory.mktemp("mini")))))
+
+
+def snapshot_clone(parent: Path, docs: bool = False) -> Path:
+    """The shipped corpus as the survey's snapshot left it, in PARENT/clone (see snapshot.py)."""
+    return copy_snapshot(parent / "clone", docs)
 
 
 def edit(path: Path, old: str, new: str) -> None:

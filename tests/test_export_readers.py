@@ -283,6 +283,12 @@ def test_stats_readme_escapes_claim_text() -> None:
         "expected": "e",
         "actual": "a",
         "keys": [],
+        "revised": False,
+        "published": None,
+        "corrections": [],
+        "since": None,
+        "later": [],
+        "missed": [],
     }
     stats = {
         "version": "v",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,8 @@ def test_valid_entries_survive_a_save_load_round_trip(tmp_path_factory: Any, pat
     from litcorpus.model.yamlio import read_document
 
     root = make_mini_root(tmp_path_factory.mktemp("trip"))
+    for name in ("taxonomy.yaml", "searches.yaml"):  # the rules and searches entries name
+        shutil.copy(REPO / name, root / name)
     original = read_document(path, path.name).data
     target = root / "papers" / path.name
     target.write_text(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, snapshot_clone
 from litcorpus.sources.detect import decode, records
 
 SEARCH = FIXTURES / "search"
@@ -46,14 +45,8 @@ def litcorpus(
 
 @pytest.fixture
 def clone(tmp_path: Path) -> Path:
-    """The shipped corpus's records and rules (its 84 entries and 32 exclusions)."""
-    root = tmp_path / "clone"
-    root.mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml", "releases.yaml"):
-        shutil.copy2(REPO / name, root / name)
-    for folder in ("papers", "exclusions", "reviews"):
-        shutil.copytree(REPO / folder, root / folder)
-    return root
+    """The shipped corpus's records and rules as the survey's snapshot left them."""
+    return snapshot_clone(tmp_path)
 
 
 def tree(root: Path) -> dict[str, str]:

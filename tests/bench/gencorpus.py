@@ -1,5 +1,6 @@
-"""Generates a synthetic but valid corpus of any size from the real one: the taxonomy, the 84
-shipped papers, the exclusions and the second reader's file, plus synthetic entries whose tags
+"""Generates a synthetic but valid corpus of any size from the real one as the survey's
+snapshot left it (tests/snapshot.py): the taxonomy, its 84 papers, its exclusions, its release
+and claims and the second reader's file, plus synthetic entries whose tags
 copy the tag set of a random shipped entry (so tag distributions and required-when rules hold)
 and whose titles, authors and summaries are drawn from the shipped vocabulary. Synthetic
 entries are dated after the survey's snapshot."""
@@ -12,6 +13,7 @@ import json
 import random
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
@@ -19,6 +21,9 @@ import yaml
 from litcorpus.model.taxonomy import load_taxonomy
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+from snapshot import copy_snapshot  # noqa: E402
+
 SNAPSHOT = dt.date(2026, 5, 4)  # the survey's snapshot (version 2026.05)
 
 
@@ -33,12 +38,9 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
     rng = random.Random(seed)
     if out.exists():
         shutil.rmtree(out)
-    out.mkdir(parents=True)
-    for name in ("taxonomy.yaml", "claims.yaml", "releases.yaml"):
-        shutil.copy(REPO / name, out / name)
-    for folder in ("papers", "exclusions", "reviews", "traces"):
-        shutil.copytree(REPO / folder, out / folder)
-    shipped = [yaml.safe_load(p.read_text()) for p in sorted((REPO / "papers").glob("*.yaml"))]
+    copy_snapshot(out)
+    shutil.copytree(REPO / "traces", out / "traces")
+    shipped = [yaml.safe_load(p.read_text()) for p in sorted((out / "papers").glob("*.yaml"))]
     tags = [axis.id for axis in load_taxonomy(REPO)[0].axes_for("paper")]
     words = sorted(
         {w for d in shipped for w in re.findall(r"[A-Za-z]{4,}", d["title"] + " " + d["summary"])}

@@ -55,7 +55,11 @@ class ClaimResult:
     now: Outcome | None = None  # on the live corpus, for a release's claim
     # at the claim's release with its declared corrections undone: the verdict as published
     published: Outcome | None = None
-    since: str = ""  # the first day an entry that broke it on the live corpus appeared
+    since: str = ""  # the first day after its release that an entry breaking it appeared
+    # entries the live corpus adds to its hits: published after its release, and before it
+    # (work the release's search missed), each as (key, day)
+    later: tuple[tuple[str, str], ...] = ()
+    missed: tuple[tuple[str, str], ...] = ()
 
     @property
     def held(self) -> bool:
@@ -81,6 +85,8 @@ class ClaimResult:
             "corrections": [asdict(x) for x in c.corrections],
             "now": self.now.to_dict() if self.now else None,
             "since": self.since or None,
+            "later": [list(x) for x in self.later],
+            "missed": [list(x) for x in self.missed],
         }
 
     def summary(self) -> str:
@@ -102,6 +108,11 @@ class ClaimResult:
             since = f" since {self.since}" if self.since and not self.now.held else ""
             state = "holds now" if self.now.held else f"no longer holds{since}"
             text += f"; {state} ({self.now.actual})"
+            if self.missed and not self.now.held:
+                text += (
+                    f"; {len(self.missed)} of the entries added since were published "
+                    f"before {self.claim.snapshot} and missed by its search"
+                )
         return text
 
 
@@ -115,16 +126,18 @@ def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
     """Each claim at its release and, for a release's claim, on CORPUS as it is."""
     live = _records(corpus)
     views: dict[str, dict[str, dict[str, dict[str, Any]]]] = {LIVE: live}
+    cutoffs = {LIVE: ""}
     for release in corpus.releases.items:
         views[release.version] = _records(corpus.as_of(release.date))
+        cutoffs[release.version] = str(release.date)
     out = []
     for c in claims:
         view = views.get(c.snapshot, live)[c.kind]
         at = evaluate_one(c, view)
         published = evaluate_one(c, _undone(view, c)) if c.corrections else None
         now = None if c.snapshot == LIVE else evaluate_one(c, live[c.kind])
-        since = _since(at, now, live[c.kind]) if now is not None else ""
-        out.append(ClaimResult(c, at, now, published, since))
+        history = _since(at, now, live[c.kind], cutoffs[c.snapshot]) if now else ("", (), ())
+        out.append(ClaimResult(c, at, now, published, *history))
     return out
 
 
@@ -137,14 +150,25 @@ def _undone(records: dict[str, dict[str, Any]], claim: Claim) -> dict[str, dict[
     return out
 
 
-def _since(at: Outcome, now: Outcome, live: dict[str, dict[str, Any]]) -> str:
-    """The first public day of the entries that the live corpus adds to the claim's hits
-    (their `published` day, else their year): when the literature stopped bearing it out."""
-    new = [k for k in now.keys if k not in set(at.keys)]
-    days = sorted(
-        str(live[k].get("published") or live[k].get("year") or "") for k in new if k in live
-    )
-    return next((d for d in days if d), "")
+def _since(
+    at: Outcome, now: Outcome, live: dict[str, dict[str, Any]], cutoff: str
+) -> tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """When the literature stopped bearing a release's claim out: the entries the live corpus
+    adds to its hits, split at the release's day CUTOFF by their `published` day (else their
+    year) into those that appeared after it and those its search missed, and the first day of
+    the former. An entry known only by the release's year is in neither."""
+    later, missed = [], []
+    for k in sorted(set(now.keys) - set(at.keys)):
+        day = str(live.get(k, {}).get("published") or live.get(k, {}).get("year") or "")
+        if not day:
+            continue
+        if day > cutoff if len(day) > 4 else day > cutoff[:4]:
+            later.append((k, day))
+        elif day < cutoff[:4] or len(day) > 4:
+            missed.append((k, day))
+    later.sort(key=lambda x: (x[1], x[0]))
+    missed.sort(key=lambda x: (x[1], x[0]))
+    return (later[0][1] if later else ""), tuple(later), tuple(missed)
 
 
 def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:

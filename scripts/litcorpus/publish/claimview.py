@@ -34,6 +34,13 @@ class ClaimView:
     expected_keys: list[str]  # the entries it names, when it names entries
     keys: list[str]  # the entries it found
     now: dict[str, Any] | None  # the live corpus's outcome, for a release's claim
+    # held only as published: corrections of its release's records since change the verdict,
+    # each said "entry field was to now (day)"
+    revised: list[str] = field(default_factory=list)
+    corrected: str = ""  # the verdict at its release on the corrected records
+    since: str = ""  # the first day after its release an entry breaking it appeared
+    later: list[list[str]] = field(default_factory=list)  # [key, day] published after it
+    missed: list[list[str]] = field(default_factory=list)  # [key, day] its search missed
     cells: list[dict[str, str]] = field(default_factory=list)  # gap cells it speaks of
 
     @property
@@ -119,12 +126,19 @@ def claim_views(
             c.text,
             reader_words(c.boundary, tax, {k: v for k, v in titles.items() if k != c.id}),
             c.snapshot,
-            r.at.held,
+            r.held,
             r.at.expected,
-            r.at.actual,
+            r.published.actual if r.revised and r.published else r.at.actual,
             sorted(named),
-            r.at.keys,
+            r.published.keys if r.revised and r.published else r.at.keys,
             r.now.to_dict() if r.now else None,
+            [f"{x.entry} {x.field} {x.was} to {x.now} ({x.date})" for x in c.corrections]
+            if r.revised
+            else [],
+            r.at.actual if r.revised else "",
+            r.since,
+            [list(x) for x in r.later],
+            [list(x) for x in r.missed],
         )
         for gap in gaps if c.kind == "paper" else []:
             spec = views.get(gap["id"])

@@ -1,0 +1,48 @@
+"""The shipped corpus cut to the survey's snapshot, for tests and benchmarks whose numbers
+must not move as the live corpus grows."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def copy_snapshot(root: Path, docs: bool = False) -> Path:
+    """The shipped corpus as the survey's snapshot left it, copied to ROOT: its rules,
+    the records added up to the first release (84 entries, 32 exclusions), the second reader's
+    tags, that release and its claims, and no search log or queue; so a test of what comes
+    after the snapshot stays the same however the live corpus grows. DOCS adds the README,
+    CITATION.cff, the changelog up to that release, traces/ and stats/."""
+    root.mkdir(parents=True)
+    shutil.copy2(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    releases = yaml.safe_load((REPO / "releases.yaml").read_text(encoding="utf-8"))
+    first = releases["releases"][0]
+    cutoff = str(first["date"])
+    text = (REPO / "releases.yaml").read_text(encoding="utf-8")
+    later = text.find("\n  - version:", text.find("\n  - version:") + 1)
+    (root / "releases.yaml").write_text(text if later < 0 else text[: later + 1], encoding="utf-8")
+    claims = yaml.safe_load((REPO / "claims.yaml").read_text(encoding="utf-8"))
+    claims["claims"] = [c for c in claims["claims"] if c["snapshot"] == first["version"]]
+    (root / "claims.yaml").write_text(
+        yaml.safe_dump(claims, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
+    for folder in ("papers", "exclusions"):
+        (root / folder).mkdir()
+        for path in sorted((REPO / folder).glob("*.yaml")):
+            added = yaml.safe_load(path.read_text(encoding="utf-8")).get("added")
+            if str(added) <= cutoff:
+                shutil.copy2(path, root / folder / path.name)
+    shutil.copytree(REPO / "reviews", root / "reviews")
+    if docs:
+        for name in ("README.md", "CITATION.cff"):
+            shutil.copy2(REPO / name, root / name)
+        for folder in ("traces", "stats"):
+            shutil.copytree(REPO / folder, root / folder)
+        head, *sections = (REPO / "CHANGELOG.md").read_text(encoding="utf-8").split("\n## ")
+        kept = [s for s in sections if s.startswith(f"{first['version']} ")]
+        (root / "CHANGELOG.md").write_text("\n## ".join([head, *kept]), encoding="utf-8")
+    return root
