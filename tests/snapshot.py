@@ -3,6 +3,7 @@ must not move as the live corpus grows."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -38,8 +39,11 @@ def copy_snapshot(root: Path, docs: bool = False) -> Path:
                 shutil.copy2(path, root / folder / path.name)
     shutil.copytree(REPO / "reviews", root / "reviews")
     if docs:
-        for name in ("README.md", "CITATION.cff"):
-            shutil.copy2(REPO / name, root / name)
+        shutil.copy2(REPO / "README.md", root / "README.md")
+        citation = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+        citation = re.sub(r"(?m)^version: .*$", f'version: "{first["version"]}"', citation)
+        citation = re.sub(r"(?m)^date-released: .*$", f'date-released: "{cutoff}"', citation)
+        (root / "CITATION.cff").write_text(citation, encoding="utf-8")
         for folder in ("traces", "stats"):
             shutil.copytree(REPO / folder, root / folder)
         head, *sections = (REPO / "CHANGELOG.md").read_text(encoding="utf-8").split("\n## ")

@@ -17,13 +17,16 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, snapshot_clone
+from conftest import REPO, edit, pages_of, snapshot_clone
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 
 GOOD_BIB = REPO / "tests" / "fixtures" / "bibtex" / "good.bib"
 # The shipped corpus as it is: its files and folders (not the screening store's abstracts).
-CORPUS_FILES = ["taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml"]
+CORPUS_FILES = [
+    *("taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml"),
+    *("CHANGELOG.md", "CITATION.cff"),  # which record each release
+]
 CORPUS_FOLDERS = ["papers", "exclusions", "reviews", "traces", "screening"]
 # What release 2026.05 reported; the live corpus must go on reproducing it.
 RELEASE_NUMBERS = REPO / "tests" / "golden" / "releases" / "2026.05.json"
@@ -126,14 +129,16 @@ def numbers(stats: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_the_live_corpus_reproduces_the_snapshots_numbers(shipped: Path) -> None:
-    """Every paper added since 2026.05 leaves what that release reported as it was."""
+@pytest.mark.parametrize("version", ["2026.05", "2026.12"])
+def test_the_live_corpus_reproduces_each_releases_numbers(shipped: Path, version: str) -> None:
+    """Every paper added since a release leaves what that release reported as it was."""
     out = shipped.parent / "as-of"
-    run = litcorpus("stats", "--root", str(shipped), "--as-of", "2026.05", "--out", str(out))
+    run = litcorpus("stats", "--root", str(shipped), "--as-of", version, "--out", str(out))
     assert run.returncode == 0, run.stderr
     release = json.loads((out / "stats.json").read_text())
-    assert release["version"] == "2026.05" and release["as_of"] == "2026-05-04"
-    assert json.loads(json.dumps(numbers(release))) == json.loads(RELEASE_NUMBERS.read_text())
+    assert release["version"] == version
+    golden = REPO / "tests" / "golden" / "releases" / f"{version}.json"
+    assert json.loads(json.dumps(numbers(release))) == json.loads(golden.read_text())
 
 
 def test_three_new_papers_extend_the_live_statistics(clone: Path) -> None:
@@ -239,6 +244,10 @@ def test_release_records_what_changed(clone: Path) -> None:
         == 0
     )
     assert json.loads((out / "stats.json").read_text())["corpus"]["retained"] == 87
+    # a release made from git history knows its retags and records no retags_unknown
+    edit(clone / "releases.yaml", "      retags_unknown: true\n", "")
+    changes = pages_of(clone)["changes.html"].decode()
+    assert "Added (3)" in changes and "Retags are not listed" not in changes
 
 
 @pytest.mark.parametrize(

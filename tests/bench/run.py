@@ -303,6 +303,13 @@ def main() -> None:
         help="Run sizes for the growth of time and memory.",
     )
     parser.add_argument("--rollout-reps", type=int, default=1)
+    parser.add_argument(
+        "--search-records",
+        type=int,
+        default=100_000,
+        help="Records of the search-import benchmark (screening.py, which also replays the "
+        "labelled sets in .cache/labelled against ASReview); 0 skips it.",
+    )
     parser.add_argument("--out", type=Path, default=CACHE / "results.json")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -335,6 +342,9 @@ def main() -> None:
     if args.rollouts:
         sizes = [int(s) for s in args.rollout_sizes.split(",") if s]
         results["tables"] = bench_tables(args.rollouts, sizes, args.rollout_reps, CACHE)
+    if args.search_records:  # a script of its own, with its own results file
+        cmd = [sys.executable, str(HERE / "screening.py"), "--records", str(args.search_records)]
+        subprocess.run([*cmd, "--reps", str(args.reps)], check=True)
     args.out.write_text(json.dumps(results, indent=2))
     print(
         f"\n{'entries':>8} {'floor s':>8} {'check s':>8} {'x floor':>8} {'yamllint s':>10} "

@@ -83,8 +83,13 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
     tax = corpus.taxonomy
     keys = {kind: {rec.stem for rec in corpus.of(kind)} for kind in tax.kinds}
     snapshots = [rel.version for rel in corpus.releases.items]
+    # a corpus as it stood at a release knows nothing of the claims of later releases
+    day = corpus.as_of_day
+    later = {rel.version for rel in corpus.releases.items if day and rel.date > day}
     seen: set[str] = set()
     for i, raw in enumerate(data.get("claims") or []):
+        if isinstance(raw, dict) and raw.get("snapshot") in later:
+            continue
         path: FieldPath = ("claims", i)
         claim = _claim(r, raw, path, corpus, keys, snapshots, seen)
         if claim is not None:
