@@ -15,7 +15,9 @@ from typing import Any
 
 from safewrite.files import write_file
 
+from ..analysis.claims import evaluate
 from ..analysis.reader import reader_tables
+from ..model.claimsfile import load_claims
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.naming import byline
@@ -85,6 +87,31 @@ def reader_parts(corpus: Corpus) -> tuple[list[str], list[str]]:
     return [line for m in maps for line in (m, "")][:-1], tables[:-1]
 
 
+def changed_findings(corpus: Corpus) -> str:
+    """One paragraph on the release claims that held and no longer hold on the live corpus,
+    so a reader of the list sees which findings the literature since has moved."""
+    moved = [
+        r for r in evaluate(load_claims(corpus).claims, corpus)
+        if r.claim.where and r.held and r.now is not None and not r.now.held
+    ]  # fmt: skip
+    if not moved:
+        return ""
+    parts = []
+    for r in moved:
+        if r.later:
+            tail = f" since {r.since} (first: `{r.later[0][0]}`)"
+        elif r.missed:
+            tail = f" (work its search missed, first `{r.missed[0][0]}`)"
+        else:
+            tail = " (a correction since)"
+        text = md_text(r.claim.text.rstrip("."))
+        parts.append(f"\u201c{text}\u201d held at {r.claim.snapshot}, no longer holds{tail}")
+    return (
+        "**Findings the literature has moved since their release** (stats/README.md names the "
+        "entries): " + "; ".join(parts) + "."
+    )
+
+
 def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     tax = corpus.taxonomy
     tag_axes = tax.views.readme_tags
@@ -101,6 +128,10 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
         f"{len(papers)} entries retained, {n_ex} screened out, {len(papers) + n_ex} "
         f"audited (corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
         "",
+    ]
+    findings = changed_findings(corpus)
+    lines += [findings, ""] if findings else []
+    lines += [
         "## Contents",
         "",
     ]
