@@ -438,6 +438,10 @@ CASES: list[BadCommand] = [
                at("screening/queue.json")), "output-refused", 2, make_dir("screening")),
     BadCommand("export-out-changelog", lit("export", "--format", "json", "--out",
                at("CHANGELOG.md")), "output-refused", 2),
+    BadCommand("export-out-claims", lit("export", "--format", "json", "--out",
+               at("claims.yaml")), "output-refused", 2),
+    BadCommand("export-out-exclusion", lit("export", "--format", "csv", "--out",
+               at("exclusions/E001.yaml")), "output-refused", 2),
     BadCommand("stats-out-inside-screening", lit("stats", "--out", at("screening/stats")),
                "output-refused", 2, make_dir("screening")),
     # A build checks every output before it writes any.
@@ -482,6 +486,9 @@ CASES: list[BadCommand] = [
                "arxiv-unavailable", 1, arxiv="error-on-lines", one_line=True),
     # Integers beyond what the tables hold are out-of-range in check; diff, which computes the
     # statistics of a corpus with problems, leaves them out (and entries with no year).
+    *[BadCommand(f"{cmd}-integer-beyond-tables", lit(cmd), "out-of-range", 1,
+                 edit_file("papers/alpha-rl.yaml", "max_agents: 8", "max_agents: 1" + "0" * 400))
+      for cmd in ("build", "stats", "site")],  # refused by check's out-of-range, no traceback
     BadCommand("diff-over-integer-beyond-tables", lit("diff", "HEAD"), "", 0,
                both(git_commit, edit_file("papers/alpha-rl.yaml", "max_agents: 8",
                                           "max_agents: 1" + "0" * 400),
@@ -495,6 +502,8 @@ CASES: list[BadCommand] = [
     BadCommand("check-ascii-encoding", lit("check"), "unknown-value", 1,
                edit_file("papers/alpha-rl.yaml", "category: rl_method", "category: rl_méthod"),
                encoding="ascii"),
+    BadCommand("validate-ascii-encoding", orch("validate", at("^/tráce.json")), "", 1,
+               make_dir("^/", {"tráce.json": "{}"}), encoding="ascii"),  # its report names it
     BadCommand("stats-read-only-folder", lit("stats"), "write-failed", 1,
                both(run_first("stats"), edit_file("papers/gamma-survey.yaml", "year: 2026",
                                                   "year: 2025")), read_only_below="stats"),

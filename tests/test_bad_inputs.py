@@ -322,6 +322,9 @@ EXTRA: list[BadInput] = [
     BadInput("search-unknown-field", write("searches.yaml", "searches:\n  - {id: S001, "
              "source: arxiv, qeury: agents, query: x, date_run: '2026-06-01', records_found: 0}\n"),
              "unknown-field", "searches.yaml", 2),
+    BadInput("claim-unknown-field", change(C, '    text: "No RL-trained entry learns to stop."\n',
+             '    text: "No RL-trained entry learns to stop."\n    boundray: "typo"\n'),
+             "unknown-field", C, 5),
     BadInput("claims-unknown-top-level", change(C, "prisma:\n", "prizma: {}\nprisma:\n"),
              "unknown-field", C, 33),
     BadInput("release-version-unquoted", change(R, 'version: "2026.05"', "version: 2026.10"),

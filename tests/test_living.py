@@ -274,6 +274,14 @@ def test_a_release_that_cannot_be_made_writes_nothing(
     assert {n: (clone / n).read_bytes() for n in before} == before
 
 
+@pytest.mark.parametrize("day", ["2026-W49-3", "20261202", "2026-12-2"])
+def test_a_release_date_in_another_form_is_a_usage_error(clone: Path, day: str) -> None:
+    before = (clone / "releases.yaml").read_bytes()
+    run = litcorpus("release", "--root", str(clone), "2026.12", "--date", day)
+    assert run.returncode == 2 and f"--date {day} is not a date (YYYY-MM-DD)" in run.stderr
+    assert (clone / "releases.yaml").read_bytes() == before
+
+
 def test_versions_compare_as_numbers(clone: Path) -> None:
     """2026.05.10 comes after 2026.05.9 (as text it would not)."""
     day = ["--date", "2026-05-04"]
