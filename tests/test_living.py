@@ -244,6 +244,10 @@ def test_release_records_what_changed(clone: Path) -> None:
         == 0
     )
     assert json.loads((out / "stats.json").read_text())["corpus"]["retained"] == 87
+    # the live corpus on the release's state shows the release's own flow, not an empty one
+    assert litcorpus("stats", "--root", str(clone), "--out", str(out)).returncode == 0
+    update = json.loads((out / "stats.json").read_text())["prisma_update"]
+    assert (update["previous"]["version"], update["new_studies"]) == ("2026.05", 3)
     # a release made from git history knows its retags and records no retags_unknown
     edit(clone / "releases.yaml", "      retags_unknown: true\n", "")
     changes = pages_of(clone)["changes.html"].decode()

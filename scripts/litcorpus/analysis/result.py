@@ -72,8 +72,17 @@ def analyse(
     day = corpus.as_of_day or dt.date.max
     included = [r for r in corpus.releases.items if r.date <= day]
     release = included[-1] if included else None
-    # the update flow runs from the previous release: the one before, when this is a release
-    is_release = release is not None and release.date == corpus.as_of_day
+    # the update flow runs from the previous release: the one before, when this is a release;
+    # the live corpus still in an update's state (nothing added, no search run since) is that
+    # update, so it shows the update's own flow rather than an empty one
+    unchanged = (
+        corpus.as_of_day is None
+        and release is not None
+        and len(included) > 1
+        and "+" not in corpus.version()
+        and not any(s.date_run > release.date for s in searches.items.values())
+    )
+    is_release = release is not None and (release.date == corpus.as_of_day or unchanged)
     previous = (included[-2] if len(included) > 1 else None) if is_release else release
     update = update_flow(corpus, searches, previous, queue) if previous else None
     result = Result(
