@@ -236,6 +236,51 @@ def test_the_interactive_screen_under_a_terminal_and_at_end_of_input(queued: Pat
     assert again.returncode == 0 and "end of input; 0 decided" in again.stdout
 
 
+def _terminal_session(root: Path, keys: list[str]) -> str:
+    """Run the interactive screen on a pseudo-terminal, as a reviewer at a keyboard does: each
+    key line is typed once the screen waits for it (its prompt ends in '> ')."""
+    import os
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the screen, its standard streams the terminal
+        env = {**os.environ, "NO_COLOR": "1", "TERM": "xterm"}
+        os.execvpe(sys.executable, [sys.executable, "-m", "litcorpus", "screen", "--root",
+                                    str(root), "--reviewer", "ana"], env)  # fmt: skip
+    seen, pending, deadline = b"", list(keys), time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the screen ended and closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if pending and seen.rstrip().endswith(b">"):
+                os.write(fd, pending.pop(0).encode() + b"\r")
+    else:  # the screen never finished: end it, and fail with what it showed
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, seen.decode(errors="replace")[-2000:]
+    return seen.decode("utf-8", errors="replace")
+
+
+def test_the_interactive_screen_on_a_real_terminal(queued: Path) -> None:
+    """On a terminal (a pty, as under tmux): include one record, exclude the next with a
+    reason and a note, quit; both decisions are written and the queue says so."""
+    out = _terminal_session(queued, ["i", "e", "X3", NOTE, "q"])
+    assert "Inclusion criteria:" in out and "[i]nclude  [m]aybe  [e]xclude" in out
+    assert "wrote papers/" in out and "wrote exclusions/E033.yaml" in out
+    assert "stopped; 2 decided in this session" in out
+    states = [q["state"] for q in queue_of(queued).values()]
+    assert states.count("included") == 1 and states.count("excluded") == 1
+    assert yaml.safe_load((queued / "exclusions" / "E033.yaml").read_text())["note"] == NOTE
+
+
 def test_a_killed_decision_is_finished_by_the_next_run(queued: Path) -> None:
     """A decision killed after its commit point (the journal placed) is completed by the next
     command that takes the lock; one killed before it left nothing."""
