@@ -19,7 +19,6 @@ stretches). traces/METRICS.md documents the mapping.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -285,6 +284,61 @@ def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:
     return out
 
 
+def _uncovered(start: float, end: float, covered: list[tuple[float, float]]) -> list[Any]:
+    """The stretches of START..END outside COVERED (sorted, disjoint), and COVERED with
+    START..END added."""
+    pieces, at = [], start
+    for a, b in covered:
+        if b <= at or a >= end:
+            continue
+        if a > at:
+            pieces.append((at, a))
+        at = max(at, b)
+    if at < end:
+        pieces.append((at, end))
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted([*covered, (start, end)]):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    covered[:] = merged
+    return pieces
+
+
+def _one_at_a_time(
+    events: list[dict[str, Any]], lanes: dict[str, list[str]], first_hand: set[str]
+) -> None:
+    """Each agent's steps, made not to overlap: an agent's time is its work once, however many of
+    its spans cover it (a chain or a node wrapped around a model call, written beside it rather than
+    above it). Model steps go first, then the others, each in order of start, and each keeps what
+    the steps before it leave, split where they leave several stretches (its tokens, cost and error
+    on the last), or an instant at its end where they leave none."""
+    by_id = {e["id"]: e for e in events}
+    for lane in lanes.values():
+        steps = [by_id[i] for i in lane if by_id[i]["type"] == "step"]
+        steps.sort(key=lambda e: (e["id"] not in first_hand, e["t"], int(e["id"][2:])))
+        covered: list[tuple[float, float]] = []
+        for step in steps:
+            pieces = _uncovered(step["t"], step["t_end"], covered)
+            if pieces == [(step["t"], step["t_end"])] or step["t"] == step["t_end"]:
+                continue
+            if not pieces:
+                step["t"] = step["t_end"]
+                continue
+            carried: dict[str, Any] = {
+                k: step.pop(k) for k in ("tokens", "cost_usd", "error") if k in step
+            }
+            for k, (start, end) in enumerate(pieces):
+                piece = step if k == 0 else {**step, "id": f"ev{len(events) + 1}"}
+                piece.update(t=start, t_end=end)
+                if k == len(pieces) - 1:
+                    piece.update(carried)
+                if k:
+                    events.append(piece)
+                    lane.append(piece["id"])
+
+
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
     roots = _tree(spans)
     below = _carried_below(roots)
@@ -295,6 +349,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     lanes: dict[str, list[str]] = defaultdict(list)
     named: set[str] = set()  # the agents of agent spans
     returned: list[tuple[str, str, str]] = []  # (return event, agent returned to, its spawn)
+    first_hand: set[str] = set()  # steps of model spans, whose time the agent's others yield
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -406,18 +461,27 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
                 extra = {"error": span.error, **spent} if last else {}
-                emit("step", owner, start, end, span, **extra)
+                step = emit("step", owner, start, end, span, **extra)
+                if kind == MODEL:
+                    first_hand.add(step)
         elif not span.children:
             emit("step", owner, span.start, span.end, span, error=span.error, **spent)
         then_visit(span.children, owner, None)
 
+    _one_at_a_time(events, lanes, first_hand)
     events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
     times = {e["id"]: e["t"] for e in events}
+    ends = {e["id"]: e["t_end"] for e in events}
     for lane in lanes.values():
         lane.sort(key=lambda i: (times[i], int(i[2:])))
-        for a, b in itertools.pairwise(lane):
-            if times[b] > times[a]:  # spans that start together run side by side
-                edges.append({"source": a, "target": b, "type": "temporal"})
+        # an event follows the one of its agent that ended last by its start (and started
+        # before it): spans that overlap, or start together, run side by side
+        by_end = sorted(lane, key=lambda i: (ends[i], times[i], int(i[2:])))
+        keys = [(ends[i], times[i]) for i in by_end]
+        for b in lane:
+            at = bisect.bisect_left(keys, (times[b], times[b]))
+            if at:
+                edges.append({"source": by_end[at - 1], "target": b, "type": "temporal"})
     for ret, parent, spawn in returned:  # the parent's next event waits for the answer
         lane = lanes[parent]
         at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)

@@ -2,8 +2,10 @@
 
 Definitions (also in traces/METRICS.md):
 - Dependencies: every edge except safety_flow, plus each agent's own sequence: an event
-  depends on the agent's events at the latest earlier start time (events of one agent that
-  start together are parallel, so the order they are listed in does not matter).
+  depends on the agent's events that end by its start and started before it (steps mode, with
+  no ends: that start before it). Events of one agent that overlap, or start together, are
+  parallel: the critical path never exceeds the makespan, and the order events are listed in
+  does not matter.
 - Weight of an event: its duration (t_end - t) when every event has t_end, else 1 (a step).
 - Work W: total weight. Critical path S: the heaviest dependency chain; ideal speedup W / S.
 - Observed speedup: W / makespan (last t_end - first t), duration traces only.

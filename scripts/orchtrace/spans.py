@@ -44,6 +44,17 @@ class Span:
     service: str = ""
     error: str | None = None
     children: list[Span] = field(default_factory=list)
+    ended: bool = True  # False: the export gives no end (a crashed or running span)
+    links: list[str] = field(default_factory=list)  # ids of spans it links to (W3C links)
+    where: str = ""  # where the export holds it, for messages
+
+    def same_as(self, other: Span) -> bool:
+        """Whether OTHER is a copy of this span (children and position aside)."""
+        return all(
+            getattr(self, k) == getattr(other, k)
+            for k in ("trace_id", "span_id", "parent_id", "name", "start", "end", "attrs",
+                      "service", "error", "ended", "links")
+        )  # fmt: skip
 
 
 def _id(raw: Any, size: int) -> str:
@@ -146,11 +157,16 @@ def loads(data: bytes | str) -> Any:
 
 def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
     start = integer(s.get("startTimeUnixNano", 0))
-    end = integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
+    end = integer(s.get("endTimeUnixNano") or 0)
     if start is None or end is None:
         raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
     status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
     failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    links = [
+        _id(link.get("spanId"), 8)
+        for link in _objects(s.get("links") or [], f"{where}.links", False)
+        if link.get("spanId")
+    ]
     return Span(
         _id(s.get("traceId"), 16),
         _id(s.get("spanId"), 8),
@@ -161,6 +177,9 @@ def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
         _attributes(s.get("attributes"), f"{where}.attributes"),
         service,
         str(status.get("message") or "error") if failed else None,
+        ended=end > 0,
+        links=links,
+        where=where,
     )
 
 
@@ -189,6 +208,8 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     )  # fmt: skip
     refs = _objects(s.get("references") or [], f"{where}.references")
     parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"), None)
+    links = [str(r["spanID"]) for r in refs if r.get("refType") == "FOLLOWS_FROM" and
+             r.get("spanID")]  # fmt: skip
     process = s.get("process") or processes.get(str(s.get("processID")), {})
     failed = tags.get("error") in (True, "true") or tags.get("otel.status_code") == "ERROR"
     return Span(
@@ -201,6 +222,8 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
         tags,
         str(process.get("serviceName", "")) if isinstance(process, dict) else "",
         str(tags.get("otel.status_description") or "error") if failed else None,
+        links=links,
+        where=where,
     )
 
 
@@ -230,7 +253,7 @@ def _hrtime(raw: Any) -> int | None:
 
 def _js_span(s: dict[str, Any], where: str) -> Span:
     """A span as OpenTelemetry JS holds it (ReadableSpan), written as JSON."""
-    start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", s.get("startTime")))
+    start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", [0, 0]))
     if start is None or end is None:
         raise ImportError_(f"{where}: startTime and endTime must be [seconds, nanoseconds]")
     context, status = _mapping(s.get("spanContext")), _mapping(s.get("status"))
@@ -246,6 +269,8 @@ def _js_span(s: dict[str, Any], where: str) -> Span:
         dict(_mapping(s.get("attributes"))),
         str(service or ""),
         str(status.get("message") or "error") if status.get("code") == 2 else None,
+        ended=end > 0,
+        where=where,
     )
 
 
@@ -267,7 +292,7 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
     for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
         at = f"{where}observations[{i}]"
         start = _iso(o.get("startTime"), f"{at}.startTime")
-        end = _iso(o.get("endTime") or o.get("startTime"), f"{at}.endTime")
+        end = _iso(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
         meta = json_mapping(o.get("metadata"))
         attrs = dict(_mapping(meta.get("attributes")))
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
@@ -288,6 +313,8 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
                 attrs,
                 str(service or ""),
                 str(o.get("statusMessage") or "error") if o.get("level") == "ERROR" else None,
+                ended=end > 0,
+                where=at,
             )
         )
     return spans
