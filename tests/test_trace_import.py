@@ -82,23 +82,30 @@ def test_jaeger_query_response() -> None:
 def test_jaeger_span_list_with_a_child_and_an_error() -> None:
     # A list of Jaeger spans. Server span A (service 16af988c443cff37) runs 267,037 us from
     # 1605223981761425; client span B (service 3c220036602f839e), its child, runs 32,782 us
-    # from 203,649 us later, with error=true. A's own time is the two stretches B leaves:
-    # 0-0.203649 s and 0.236431-0.267037 s; B is one step, 0.203649-0.236431 s, in error.
-    # W = 0.267037 s; S = A's lane, 0.203649 + 0.030606 = 0.234255 s; makespan 0.267037 s.
+    # from 203,649 us later, with error=true. B is of another service than its parent: a
+    # delegation, so A spawns agent 3c220036602f839e at 0.203649 s, whose own work is B, one
+    # step 0.203649-0.236431 s in error, and which returns (in error) at 0.236431 s to A's
+    # next step. A's own time is the two stretches B leaves: 0-0.203649 s and 0.236431-0.267037
+    # s. W = 0.267037 s, all on one chain (A, spawn, B, return, A): S = makespan = 0.267037 s.
     (trace,), _ = imported((EXPORTS / "jaeger-anonymizer-trace.json").read_bytes())
-    got = [(e["agent"], e["t"], e["t_end"], e.get("error")) for e in trace["events"]]
+    a, b = "16af988c443cff37", "3c220036602f839e"
+    got = [(e["type"], e["agent"], e["t"], e["t_end"], e.get("error")) for e in trace["events"]]
     assert got == [
-        ("16af988c443cff37", 0.0, 0.203649, None),
-        ("3c220036602f839e", 0.203649, 0.236431, "error"),
-        ("16af988c443cff37", 0.236431, 0.267037, None),
+        ("step", a, 0.0, 0.203649, None),
+        ("spawn", a, 0.203649, 0.203649, None),
+        ("step", b, 0.203649, 0.236431, "error"),
+        ("step", a, 0.236431, 0.267037, None),  # at one instant, in the order they were made
+        ("return", b, 0.236431, 0.236431, "error"),
     ]
+    assert [(x["id"], x.get("parent")) for x in trace["agents"]] == [(a, None), (b, a)]
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["agents"]) == (
         0.267,
-        0.2343,
+        0.267,
         0.267,
         2,
     )
+    assert (m["spawned_agents"], m["spawn_depth"], m["ideal_speedup"]) == (1, 1, 1.0)
 
 
 def test_collector_pdata_json() -> None:
@@ -193,16 +200,22 @@ def test_vercel_ai_sdk_spans_from_opentelemetry_js() -> None:
 
 def test_langfuse_trace_of_openinference_agents() -> None:
     # OpenAI Agents SDK through OpenInference, exported by Langfuse (its attributes kept as
-    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name)
-    # 0-2.19 s holds AGENT "Hello world" (graph.node.id) 0-2.19 s, a spawn and a return; under
-    # it LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70), TOOL get_weather at 1.038 s (no call
-    # id: the span id), LLM 1.039-2.189 s (85 + 29 = 114). W = 1.036 + 1.15 = 2.186 s, all one
-    # chain; makespan 2.19 s, observed speedup 2.186 / 2.19 = 0.9982.
+    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name; span
+    # e5a76f27f51ad40e, kept on the agent though no event is its) 0-2.19 s holds AGENT "Hello world"
+    # (graph.node.id) 0-2.19 s, a spawn and a return; under it LLM 0.001-1.037 s (llm.token_count 55
+    # + 15 = 70), TOOL get_weather at 1.038 s (no call id: the span id), LLM 1.039-2.189 s (85 + 29
+    # = 114). W = 1.036 + 1.15 = 2.186 s, all one chain; makespan 2.19 s, observed speedup 2.186 /
+    # 2.19 = 0.9982.
     (trace,), note = imported((EXPORTS / "langfuse-openai-agents.json").read_bytes())
     assert note == "" and trace["trace_id"] == "fee618f96dc31e0ca38b2f7b26eb8b29"
     assert trace["agents"] == [
-        {"id": "Agent workflow", "role": "agent"},
-        {"id": "Hello world", "role": "agent", "parent": "Agent workflow"},
+        {"id": "Agent workflow", "role": "agent", "span_id": "e5a76f27f51ad40e"},
+        {
+            "id": "Hello world",
+            "role": "agent",
+            "span_id": "d950b668796240b5",
+            "parent": "Agent workflow",
+        },
     ]
     assert events_of(trace) == [
         ("spawn", "Agent workflow", 0.0, 0.0, None),
@@ -238,7 +251,8 @@ def test_langfuse_trace_of_openinference_agents() -> None:
 def test_langfuse_trace_of_google_adk() -> None:
     # Google ADK through OpenInference, exported by Langfuse. From 07:32:30.303: CHAIN
     # "invocation [hello_app]" 0-1.848 s acts for its service, unknown_service, and contains
-    # AGENT "agent_run [hello_agent]" 0.001-1.847 s (spawned by unknown_service). Under the
+    # AGENT "agent_run [hello_agent]" 0.001-1.847 s (spawned by unknown_service); each agent
+    # keeps the id of its first span (the service's, the CHAIN's). Under the
     # agent, LLM 0.003-0.914 s holds the tool span (gen_ai execute_tool say_hello, 0.913-0.914
     # s), so its own time is 0.003-0.913 s, with gen_ai.usage 28 + 3 = 31; LLM 0.919-1.843 s,
     # 39 + 6 = 45. W = 0.91 + 0.924 = 1.834 s on one chain; makespan 1.847 - 0.001 = 1.846 s,
@@ -246,8 +260,8 @@ def test_langfuse_trace_of_google_adk() -> None:
     (trace,), _ = imported((EXPORTS / "langfuse-google-adk.json").read_bytes())
     agent, call = "agent_run [hello_agent]", "adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00"
     assert trace["agents"] == [
-        {"id": "unknown_service", "role": "agent"},
-        {"id": agent, "role": "agent", "parent": "unknown_service"},
+        {"id": "unknown_service", "role": "agent", "span_id": "86cd4912944ddc41"},
+        {"id": agent, "role": "agent", "span_id": "6d8beb2e6a36b133", "parent": "unknown_service"},
     ]
     assert events_of(trace) == [
         ("spawn", "unknown_service", 0.001, 0.001, None),
@@ -286,7 +300,7 @@ def test_langfuse_trace_of_genai_spans() -> None:
     (trace,), _ = imported((EXPORTS / "langfuse-microsoft-agent.json").read_bytes(), "genai")
     agent = "99981f6a-abd1-4d09-9fba-00e2ab172193"
     call = "run_9guMCbt68iSVgtsx6WdKMA18,call_Sz1QP8T7fuJkIECGDLFWOorq"
-    assert trace["agents"] == [{"id": agent, "role": "agent"}]
+    assert trace["agents"] == [{"id": agent, "role": "agent", "span_id": "026d1c61bcaa1743"}]
     assert events_of(trace) == [
         ("step", agent, 0.001, 5.985, 95),
         ("tool_call", agent, 5.986, 5.986, None, "get_weather", call),
@@ -311,22 +325,36 @@ def test_langfuse_trace_of_genai_spans() -> None:
 
 def test_langfuse_trace_of_langgraph() -> None:
     # LangGraph through Langfuse's own LangChain handler: observation types only (SPAN,
-    # GENERATION), no attributes, service unknown_service. From 09:38:56.228: the graph (0-2.61
-    # s) and its nodes contain; the steps are GENERATION 0.004-0.852 s (usage 60 + 15 = 75),
-    # should_continue at 0.853 s, Web-Search 0.857-0.858 s (a span, not a tool, to Langfuse),
-    # GENERATION 0.861-2.604 s (108 + 51 = 159), should_continue at 2.606 s. W = 0.848 + 0.001
-    # + 1.743 = 2.592 s on one chain; makespan 2.606 - 0.004 = 2.602 s, observed 0.9962.
+    # GENERATION), no attributes, service unknown_service; metadata.langgraph_node names each
+    # node. From 09:38:56.228: the graph (0-2.61 s, span b024c7ee..., no node) acts for the
+    # service. Its children are node spans, each a node's top span, so each starts an agent of
+    # the node's name, spawned by unknown_service: "agent" 0.003-0.854 s (span 98d3e025...)
+    # holds GENERATION 0.004-0.852 s (usage 60 + 15 = 75) and should_continue at 0.853 s;
+    # "tools" 0.855-0.858 s (span c8a18a38...) holds Web-Search 0.857-0.858 s (a span, not a
+    # tool, to Langfuse); "agent" again 0.86-2.607 s holds GENERATION 0.861-2.604 s (108 + 51
+    # = 159) and should_continue at 2.606 s. Each return leads to the next spawn: W = 0.848 +
+    # 0.001 + 1.743 = 2.592 s on one chain; makespan 2.607 - 0.003 = 2.604 s, observed 0.9954.
     (trace,), _ = imported((EXPORTS / "langfuse-langgraph.json").read_bytes(), "langfuse")
-    agent = "unknown_service"
-    assert trace["agents"] == [{"id": agent, "role": "agent"}]
-    assert events_of(trace) == [
-        ("step", agent, 0.004, 0.852, 75),
-        ("step", agent, 0.853, 0.853, None),
-        ("step", agent, 0.857, 0.858, None),
-        ("step", agent, 0.861, 2.604, 159),
-        ("step", agent, 2.606, 2.606, None),
+    svc = "unknown_service"
+    assert trace["agents"] == [
+        {"id": svc, "role": "agent", "span_id": "b024c7ee7680b708"},
+        {"id": "agent", "role": "agent", "span_id": "98d3e02591797c04", "parent": svc},
+        {"id": "tools", "role": "agent", "span_id": "c8a18a38a3a115cb", "parent": svc},
     ]
-    assert [e["span_id"] for e in trace["events"]] == [
+    assert events_of(trace) == [
+        ("spawn", svc, 0.003, 0.003, None),
+        ("step", "agent", 0.004, 0.852, 75),
+        ("step", "agent", 0.853, 0.853, None),
+        ("return", "agent", 0.854, 0.854, None),
+        ("spawn", svc, 0.855, 0.855, None),
+        ("step", "tools", 0.857, 0.858, None),
+        ("return", "tools", 0.858, 0.858, None),
+        ("spawn", svc, 0.86, 0.86, None),
+        ("step", "agent", 0.861, 2.604, 159),
+        ("step", "agent", 2.606, 2.606, None),
+        ("return", "agent", 2.607, 2.607, None),
+    ]
+    assert [e["span_id"] for e in trace["events"] if e["type"] == "step"] == [
         "4f6535aaebcda355",
         "c7fbfdc6ab70ca4d",
         "21441266a9f21251",
@@ -345,8 +373,14 @@ def test_langfuse_trace_of_langgraph() -> None:
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
         2.592,
         2.592,
-        2.602,
-        0.9962,
+        2.604,
+        0.9954,
+    )
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["ideal_speedup"]) == (
+        3,
+        2,
+        1,
+        1.0,
     )
 
 
@@ -410,30 +444,42 @@ def test_openinference_langgraph_protobuf() -> None:
     # input 120 + 210 + 305 + 190 + 260 + 240 = 1325, output 6 + 24 + 58 + 7 + 95 + 5 = 195
     assert usage == {"llm.token_count.prompt": 1325, "llm.token_count.completion": 195}
 
+    # Each supervisor CHAIN is the top span of node supervisor (OpenInference's metadata
+    # JSON names langgraph_node): an agent "supervisor", spawned by newsroom at its start
+    # (0.002674944, 0.126782976 and 0.218084096 s) and returning at its end (0.033825024,
+    # 0.15573888 and 0.250616832 s); the AGENT spans are their nodes already.
     (trace,), note = imported(data)
     assert note == "" and trace["trace_id"] == "18a126ecf755b4dc2a04b7f602759d11"
-    news, res, wri, call = "newsroom", "researcher_agent", "writer_agent", "853c93ffea72ccc9"
+    news, sup, res, wri = "newsroom", "supervisor", "researcher_agent", "writer_agent"
+    call = "853c93ffea72ccc9"
     assert trace["agents"] == [
-        {"id": news, "role": "agent"},
-        {"id": res, "role": "agent", "parent": news},
-        {"id": wri, "role": "agent", "parent": news},
+        {"id": news, "role": "agent", "span_id": "16094ac3de090958"},
+        {"id": sup, "role": "agent", "span_id": "7af757e9e0afe1ff", "parent": news},
+        {"id": res, "role": "agent", "span_id": "e9d8242c20150840", "parent": news},
+        {"id": wri, "role": "agent", "span_id": "3338b4234b320e86", "parent": news},
     ]
     assert events_of(trace) == [
-        ("step", news, 0.003808, 0.02708096, 126),
-        ("step", news, 0.032691968, 0.033235968, None),
+        ("spawn", news, 0.002674944, 0.002674944, None),
+        ("step", sup, 0.003808, 0.02708096, 126),
+        ("step", sup, 0.032691968, 0.033235968, None),
+        ("return", sup, 0.033825024, 0.033825024, None),
         ("spawn", news, 0.035066112, 0.035066112, None),
         ("step", res, 0.040211968, 0.072585984, 234),
         ("tool_call", res, 0.07394304, 0.07394304, None, "search_notes", call),
         ("tool_result", res, 0.092342016, 0.092342016, None, "search_notes", call),
         ("step", res, 0.093263104, 0.124647936, 363),
         ("return", res, 0.125668096, 0.125668096, None),
-        ("step", news, 0.127465984, 0.1536832, 197),
-        ("step", news, 0.154845952, 0.155260928, None),
+        ("spawn", news, 0.126782976, 0.126782976, None),
+        ("step", sup, 0.127465984, 0.1536832, 197),
+        ("step", sup, 0.154845952, 0.155260928, None),
+        ("return", sup, 0.15573888, 0.15573888, None),
         ("spawn", news, 0.159064832, 0.159064832, None),
         ("step", wri, 0.164299008, 0.215881984, 355),
         ("return", wri, 0.216923904, 0.216923904, None),
-        ("step", news, 0.224923136, 0.246454016, 245),
-        ("step", news, 0.247575808, 0.249793024, None),
+        ("spawn", news, 0.218084096, 0.218084096, None),
+        ("step", sup, 0.224923136, 0.246454016, 245),
+        ("step", sup, 0.247575808, 0.249793024, None),
+        ("return", sup, 0.250616832, 0.250616832, None),
     ]
     # 1325 + 195 tokens; the wall clock is the root's end, 0.251397888 s
     assert trace["costs"] == {
@@ -442,25 +488,28 @@ def test_openinference_langgraph_protobuf() -> None:
         "tokens": 1520,
         "wall_clock_s": 0.251397888,
     }
-    # Each return leads to newsroom's next event (the researcher's at 0.125668096 to the step
-    # at 0.127465984, the writer's at 0.216923904 to the step at 0.224923136): the run is one
-    # chain, as it was sequential.
+    # Each return leads to newsroom's next event, the next spawn: the run is one chain, as it
+    # was sequential.
     ids = {(e["type"], e["t"]): e["id"] for e in trace["events"]}
     assert [(e["source"], e["target"]) for e in trace["edges"] if e["type"] == "return"] == [
-        (ids["return", 0.125668096], ids["step", 0.127465984]),
-        (ids["return", 0.216923904], ids["step", 0.224923136]),
+        (ids["return", 0.033825024], ids["spawn", 0.035066112]),
+        (ids["return", 0.125668096], ids["spawn", 0.126782976]),
+        (ids["return", 0.15573888], ids["spawn", 0.159064832]),
+        (ids["return", 0.216923904], ids["spawn", 0.218084096]),
     ]
     # The nine steps weigh 0.02327296 + 0.000544 (supervisor #1), 0.032374016 + 0.031384832
     # (researcher), 0.026217216 + 0.000414976 (#2), 0.051582976 (writer), 0.02153088 +
     # 0.002217216 (#3): W = 0.189539072 s, and the one chain holds them all, so S = W and the
-    # ideal speedup is 1. Makespan 0.249793024 - 0.003808 = 0.245985024 s, observed speedup
-    # W / makespan = 0.7705. Every step is an ancestor of the final route step: nothing wasted.
+    # ideal speedup is 1. Makespan 0.250616832 - 0.002674944 = 0.247941888 s, observed speedup
+    # W / makespan = 0.7644. Every step is an ancestor of the last return: nothing wasted.
     m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (0.1895, 0.1895, 0.246)
-    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 0.7705)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (0.1895, 0.1895, 0.2479)
+    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 0.7644)
     assert (m["wasted_work"], m["wasted_fraction"]) == (0.0, 0.0)
-    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (3, 2, 1, 1.0)
-    assert m["peak_concurrency"] == 2  # newsroom throughout, one worker at a time
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (4, 3, 1, 1.0)
+    # newsroom throughout, and supervisor from its first spawn to its last return beside the
+    # one worker running at a time
+    assert m["peak_concurrency"] == 3
 
 
 def span(sid: str, parent: str | None, start: float, end: float, **attrs: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ def span(
         "traceId": "t1",
         "spanId": sid,
         "name": attrs.pop("name", sid),
+        "links": [{"traceId": "t1", "spanId": k} for k in attrs.pop("links", [])],
         "startTimeUnixNano": str(int(start * 1e9)),
         "attributes": [{"key": k, "value": value(v)} for k, v in attrs.items()],
     }
@@ -39,11 +40,15 @@ def span(
     return out
 
 
-def export(*spans: dict[str, Any], service: str = "svc") -> bytes:
-    resource = {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]}
-    return json.dumps(
-        {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": list(spans)}]}]}
-    ).encode()
+def export(*spans: dict[str, Any], service: str = "svc", **more: list[dict[str, Any]]) -> bytes:
+    """SPANS of SERVICE, and MORE: other services' spans by service name."""
+
+    def batch(name: str, listed: list[dict[str, Any]]) -> dict[str, Any]:
+        resource = {"attributes": [{"key": "service.name", "value": {"stringValue": name}}]}
+        return {"resource": resource, "scopeSpans": [{"spans": listed}]}
+
+    batches = [batch(service, list(spans)), *(batch(k, v) for k, v in more.items())]
+    return json.dumps({"resourceSpans": batches}).encode()
 
 
 def imported(data: bytes) -> tuple[dict[str, Any], str]:
@@ -163,3 +168,81 @@ def test_a_span_with_no_end_ends_with_its_last_descendant() -> None:
     assert trace["costs"]["wall_clock_s"] == 6.0
     m = measured(trace)
     assert (m["work"], m["makespan"], m["critical_path"]) == (6.0, 6.0, 6.0)
+
+
+GENAI = "gen_ai.operation.name"
+
+
+def test_a_delegation_to_another_service_over_a_link_is_a_spawn_and_a_return() -> None:
+    # Service boss: invoke_agent "boss" 0-10 s, its chat 0-1 s, and a client span "a2a send"
+    # 1-9 s of no convention (boss's own). Service worker: "a2a handle" 2-8 s, with no parent
+    # in the export but a W3C link to "a2a send", and its chat 3-7 s (40 tokens). The link
+    # makes "a2a send" its parent, of another service: boss spawns agent worker at 2 s, worker
+    # steps over the handler's own time (2-3 s, 7-8 s) and its chat, and returns at 8 s to
+    # boss's step 8-9 s (the client span's second stretch; its first is 1-2 s). W = 1 + 1 + 1
+    # + 4 + 1 + 1 = 9 s, one chain from 0 to 9 s: S = makespan = 9 s, speedup 1.
+    data = export(
+        span("b", None, 0, 10, **{GENAI: "invoke_agent", "gen_ai.agent.name": "boss"}),
+        span("bc", "b", 0, 1, **{GENAI: "chat"}),
+        span("send", "b", 1, 9, name="a2a send"),
+        service="boss",
+        worker=[
+            span("h", "elsewhere", 2, 8, name="a2a handle", links=["send"]),
+            span("wc", "h", 3, 7, **{GENAI: "chat", "gen_ai.usage.input_tokens": 40}),
+        ],
+    )
+    trace, _ = imported(data)
+    assert trace["agents"] == [
+        {"id": "boss", "role": "agent", "span_id": "b"},  # the root agent's own span
+        {"id": "worker", "role": "agent", "span_id": "h", "parent": "boss"},
+    ]
+    got = [(e["type"], e["agent"], e["t"], e["t_end"]) for e in trace["events"]]
+    assert got == [
+        ("step", "boss", 0.0, 1.0),
+        ("step", "boss", 1.0, 2.0),
+        ("spawn", "boss", 2.0, 2.0),
+        ("step", "worker", 2.0, 3.0),
+        ("step", "worker", 3.0, 7.0),
+        ("step", "worker", 7.0, 8.0),
+        ("step", "boss", 8.0, 9.0),
+        ("return", "worker", 8.0, 8.0),
+    ]
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["ideal_speedup"]) == (9, 9, 9, 1)
+    assert (m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (1, 1, 1.0)
+    assert trace["costs"]["tokens"] == 40
+
+
+def test_model_spans_beside_their_agent_span_are_its_and_count_once() -> None:
+    # Microsoft Agent Framework's shape: under run (0-10 s, no convention, service
+    # agent_framework), invoke_agent "helper" 0.5-9.5 s reports 700 + 111 = 811 tokens, and
+    # beside it, not below, chat 1-4 s (300 + 50), execute_tool 4-5 s and chat 5-9 s (400 +
+    # 61): within the agent's time, so they are the agent's, and its 811 are theirs again.
+    # run's own time is 0-0.5 s and 9.5-10 s. Tokens 350 + 461 = 811 (not 1,622), on helper.
+    def chat(sid: str, start: float, end: float, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        return span(sid, "r", start, end, **{GENAI: "chat", "gen_ai.usage.input_tokens":
+                    tokens_in, "gen_ai.usage.output_tokens": tokens_out})  # fmt: skip
+
+    trace, _ = imported(
+        export(
+            span("r", None, 0, 10, name="run"),
+            span("a", "r", 0.5, 9.5, **{GENAI: "invoke_agent", "gen_ai.agent.name": "helper",
+                 "gen_ai.usage.input_tokens": 700, "gen_ai.usage.output_tokens": 111}),
+            chat("c1", 1, 4, 300, 50),
+            span("x", "r", 4, 5, **{GENAI: "execute_tool", "gen_ai.tool.name": "weather"}),
+            chat("c2", 5, 9, 400, 61),
+            service="agent_framework",
+        )
+    )  # fmt: skip
+    assert trace["costs"]["tokens"] == 811
+    got = [(e["type"], e["agent"], e["t"], e.get("tokens")) for e in trace["events"]]
+    assert got == [
+        ("step", "agent_framework", 0.0, None),
+        ("spawn", "agent_framework", 0.5, None),
+        ("step", "helper", 1.0, 350),
+        ("tool_call", "helper", 4.0, None),
+        ("tool_result", "helper", 5.0, None),
+        ("step", "helper", 5.0, 461),
+        ("step", "agent_framework", 9.5, None),  # at one instant, in the order made
+        ("return", "helper", 9.5, None),
+    ]

@@ -1,19 +1,20 @@
 """Turns exported spans (spans.py) into orchestration traces, one per traceId.
 
 Spans are read by the conventions they carry: the OpenTelemetry GenAI semantic conventions
-(`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain
-and LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing
-those, Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of
-the agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else
-its service): an agent span is a spawn by the parent agent and a return at its end, which the
-parent's next event waits for; a tool span a tool call and its result; a guardrail a safety
-event; a model span (chat, completion, embeddings), and a span of no known convention, steps
-over its own time, the stretches its children leave uncovered, its tokens on the last; any
-other span (chains, retrievers, the SDK's outer calls) a step when it has no children, else
-only the container of its children. A model span always counts its own tokens and cost (US
-dollars, `cost_usd`); any other span's are taken as the total of the spans below it and
-counted only when none of those carries them (on its return, its result, or its own
-stretches). traces/METRICS.md documents the mapping.
+(`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain and
+LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing those,
+Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of the
+agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else its
+service): an agent span is a spawn by the parent agent and a return at its end, which the
+parent's next event waits for, and so is a span of another service than its parent's (or linked
+to a span of the export, its parent absent) and a LangGraph node's top span; a tool span a tool
+call and its result; a guardrail a safety event; a model span (chat, completion, embeddings),
+and a span of no known convention, steps over its own time, the stretches its children leave
+uncovered, its tokens on the last; any other span (chains, retrievers, the SDK's outer calls) a
+step when it has no children, else only the container of its children. A model span always
+counts its own tokens and cost (US dollars, `cost_usd`); any other span's are taken as the total
+of the spans below it and counted only when none of those carries them (on its return, its
+result, or its own stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
@@ -249,6 +250,8 @@ def _tree(spans: list[Span]) -> list[Span]:
         s.children = []
     for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
         parent = by_id.get(s.parent_id or "")
+        if parent is None:  # a W3C link to a span of the export: what started this one
+            parent = next((by_id[k] for k in s.links if k in by_id and k != s.span_id), None)
         (parent.children if parent is not None and parent is not s else roots).append(s)
     if not roots:
         raise ImportError_("every span has a parent in the export: their parent links loop")
@@ -339,8 +342,73 @@ def _one_at_a_time(
                     lane.append(piece["id"])
 
 
+def _adopt(siblings: list[Span], allowed: set[str]) -> None:
+    """Spans that a sibling agent span encloses in time, of its service, as its children:
+    Microsoft Agent Framework writes an agent's chat and execute_tool spans beside its
+    invoke_agent span rather than below it, and they are the agent's (its tokens are theirs)."""
+    holders = [s for s in siblings if _kind(s, allowed)[0] == AGENT]
+    if not holders:
+        return
+    kept = []
+    for span in siblings:
+        around = [
+            h for h in holders
+            if h is not span and h.service == span.service and h.start <= span.start
+            and span.end <= h.end and _kind(span, allowed)[0] != AGENT
+        ]  # fmt: skip
+        if around:
+            holder = min(around, key=lambda h: (h.end - h.start, h.start))
+            bisect.insort(holder.children, span, key=lambda c: (c.start, c.span_id))
+        else:
+            kept.append(span)
+    siblings[:] = kept
+
+
+def _parents(roots: list[Span], allowed: set[str]) -> dict[int, Span]:
+    """Each span's parent (by id()), after agents adopt the spans written beside them."""
+    _adopt(roots, allowed)
+    parent: dict[int, Span] = {}
+    stack = list(roots)
+    while stack:
+        span = stack.pop()
+        _adopt(span.children, allowed)
+        for child in span.children:
+            parent[id(child)] = span
+        stack.extend(span.children)
+    return parent
+
+
+def _node(span: Span) -> str | None:
+    """The LangGraph node a span runs in: `langgraph_node` (Langfuse's metadata), or in
+    OpenInference's `metadata` JSON."""
+    raw = span.attrs.get("langgraph_node")
+    if raw is None:
+        meta = span.attrs.get("metadata")
+        try:
+            raw = json_mapping(meta).get("langgraph_node") if meta is not None else None
+        except ImportError_:
+            raw = None
+    return str(raw) if isinstance(raw, str) and raw not in ("", "__start__", "__end__") else None
+
+
+def _delegated(span: Span, kind: str, convention: str | None, parent: Span | None) -> str | None:
+    """The agent a span that is not an agent span starts all the same: a LangGraph node's top
+    span under Langfuse or OpenInference (a CHAIN, a span), and a span of another service than
+    its parent's (a delegation over A2A or HTTP, its parent link or a W3C link)."""
+    if parent is None or kind == AGENT:
+        return None
+    node = _node(span)
+    langgraph = kind == CONTAINER and convention in ("openinference", "langfuse")
+    if langgraph and node and node != _node(parent):
+        return node
+    if span.service and parent.service and span.service != parent.service:
+        return span.service
+    return None
+
+
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
     roots = _tree(spans)
+    parent_of = _parents(roots, allowed)
     below = _carried_below(roots)
     t0 = min(s.start for s in spans)
     events: list[dict[str, Any]] = []
@@ -382,23 +450,34 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             continue
         span, agent = task
         kind, convention = _kind(span, allowed)
+        delegate = _delegated(span, kind, convention, parent_of.get(id(span)))
+        if delegate is not None and delegate != agent:
+            kind = AGENT
+        else:
+            delegate = None
         spent = _spent(span, kind, below)
         if kind == AGENT:
-            name = _agent_name(span, convention, own=True)
-            agents.setdefault(name, {"id": name, "role": "agent"})
+            name = delegate or _agent_name(span, convention, own=True)
+            agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
             named.add(name)
             if agent is None or agent == name:
                 then_visit(span.children, name, None)
                 continue
             agents[name].setdefault("parent", agent)
             spawn = emit("spawn", agent, span.start, span.start, span, target=name)
+            first = len(events)  # the spawned agent's first event, if any
+            if delegate is not None and (convention is None or not span.children):
+                stretches = [(a, b) for a, b in _own_stretches(span) if b > a]
+                for k, (start, end) in enumerate(stretches):  # the delegate's own work
+                    last = k == len(stretches) - 1
+                    emit("step", name, start, end, span, error=span.error if last else None)
 
             def returns(
                 span: Span = span,
                 name: str = name,
                 agent: str = agent,
                 spawn: str = spawn,
-                first: int = len(events),
+                first: int = first,
                 spent: dict[str, Any] = spent,
             ) -> None:
                 ret = emit(
@@ -420,7 +499,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         owner = agent or _agent_name(span, convention)
         if convention is None and span.service and agent not in named:
             owner = span.service  # a span of no convention works for its service
-        agents.setdefault(owner, {"id": owner, "role": "agent"})
+        agents.setdefault(owner, {"id": owner, "role": "agent", "span_id": span.span_id})
         if kind == TOOL:
             call_id = _text(_first(span, CALL_IDS) or span.span_id)
             tool = _text(_first(span, TOOL_NAMES) or span.name)

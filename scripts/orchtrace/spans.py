@@ -296,6 +296,8 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
         meta = json_mapping(o.get("metadata"))
         attrs = dict(_mapping(meta.get("attributes")))
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
+        if isinstance(meta.get("langgraph_node"), str):  # the LangGraph node it runs in
+            attrs.setdefault("langgraph_node", meta["langgraph_node"])
         if usage := _mapping(o.get("usageDetails")):
             attrs.setdefault("langfuse.observation.usage_details", usage)
         if cost := _mapping(o.get("costDetails")):
