@@ -67,10 +67,10 @@ def test_wrapper_spans_beside_model_calls_are_not_chained_or_counted_twice() -> 
     # Agent detector (AGENT 0-10 s) makes two model calls, LLM 1-4 s and 5-8 s, each with a
     # childless CHAIN wrapper beside it (1-4.5 s and 5-8 s), as OpenLLMetry and LangGraph
     # write them. The model steps keep their time (3 s + 3 s); the first wrapper keeps what
-    # they leave, 4-4.5 s; the second is covered whole and is an instant at 8 s. Work 6.5 s,
-    # makespan 1-8 s = 7 s; the chain LLM 1-4, wrapper 4-4.5, LLM 5-8 is 6.5 s: one after
-    # another, so no speedup (ideal 1.0; observed 6.5 / 7 = 0.9286). Before, the wrappers
-    # counted whole (W 12.5 s) and each waited for the step that started before it.
+    # they leave, 4-4.5 s; the second is covered whole and is an instant at 8 s; the agent's
+    # own span steps over what its children leave: 0-1, 4.5-5 and 8-10 s. Work 10 s, makespan
+    # 10 s, one chain of it all: no speedup (ideal and observed 1.0). Before, the wrappers
+    # counted whole and each waited for the step that started before it.
     trace, _ = imported(
         export(
             span("a", None, 0, 10, **{OI: "AGENT", "agent.name": "detector"}),
@@ -81,10 +81,18 @@ def test_wrapper_spans_beside_model_calls_are_not_chained_or_counted_twice() -> 
         )
     )
     steps = [(e["span_id"], e["t"], e["t_end"]) for e in trace["events"]]
-    assert steps == [("m1", 1.0, 4.0), ("w1", 4.0, 4.5), ("m2", 5.0, 8.0), ("w2", 8.0, 8.0)]
+    assert steps == [
+        ("a", 0.0, 1.0),
+        ("m1", 1.0, 4.0),
+        ("w1", 4.0, 4.5),
+        ("a", 4.5, 5.0),
+        ("m2", 5.0, 8.0),
+        ("w2", 8.0, 8.0),  # at one instant, instants first
+        ("a", 8.0, 10.0),
+    ]
     m = measured(trace)
-    assert (m["work"], m["makespan"], m["critical_path"]) == (6.5, 7.0, 6.5)
-    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 0.9286)
+    assert (m["work"], m["makespan"], m["critical_path"]) == (10.0, 10.0, 10.0)
+    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 1.0)
     assert trace["costs"]["tokens"] == 30
 
 
@@ -105,7 +113,8 @@ def test_a_critical_path_never_outruns_the_clock() -> None:
 def test_identical_copies_and_start_and_end_copies_are_one_span() -> None:
     # chat (1-3 s, 7 tokens) is listed twice, identical; tool's first copy is the one a
     # console exporter writes at its start (no end, one attribute of the three), the second
-    # its end (3-5 s). One step and one tool call, read with a note each.
+    # its end (3-5 s). One chat step and one tool call (the call, the 2 s waited on it, the
+    # result), read with a note each; the agent's own time is 0-1 and 5-6 s.
     chat = span("c", "a", 1, 3, **{"gen_ai.operation.name": "chat",
                                    "gen_ai.usage.input_tokens": 7})  # fmt: skip
     tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "grep"}
@@ -120,10 +129,13 @@ def test_identical_copies_and_start_and_end_copies_are_one_span() -> None:
     )
     assert "span c is listed 2 times, as one span: read once" in note
     assert "span x is listed 2 times" in note
-    assert [(e["type"], e["t"], e.get("tool")) for e in trace["events"]] == [
-        ("step", 1.0, None),
-        ("tool_call", 3.0, "grep"),
-        ("tool_result", 5.0, "grep"),
+    assert [(e["type"], e["t"], e["span_id"], e.get("tool")) for e in trace["events"]] == [
+        ("step", 0.0, "a", None),
+        ("step", 1.0, "c", None),
+        ("tool_call", 3.0, "x", "grep"),
+        ("step", 3.0, "x", None),
+        ("tool_result", 5.0, "x", "grep"),
+        ("step", 5.0, "a", None),
     ]
     assert trace["costs"]["tokens"] == 7
 
@@ -179,8 +191,9 @@ def test_a_delegation_to_another_service_over_a_link_is_a_spawn_and_a_return() -
     # in the export but a W3C link to "a2a send", and its chat 3-7 s (40 tokens). The link
     # makes "a2a send" its parent, of another service: boss spawns agent worker at 2 s, worker
     # steps over the handler's own time (2-3 s, 7-8 s) and its chat, and returns at 8 s to
-    # boss's step 8-9 s (the client span's second stretch; its first is 1-2 s). W = 1 + 1 + 1
-    # + 4 + 1 + 1 = 9 s, one chain from 0 to 9 s: S = makespan = 9 s, speedup 1.
+    # boss's step 8-9 s (the client span's second stretch; its first is 1-2 s); boss's own
+    # span leaves 9-10 s. W = 1 + 1 + 1 + 4 + 1 + 1 + 1 = 10 s, one chain from 0 to 10 s:
+    # S = makespan = 10 s, speedup 1.
     data = export(
         span("b", None, 0, 10, **{GENAI: "invoke_agent", "gen_ai.agent.name": "boss"}),
         span("bc", "b", 0, 1, **{GENAI: "chat"}),
@@ -204,11 +217,12 @@ def test_a_delegation_to_another_service_over_a_link_is_a_spawn_and_a_return() -
         ("step", "worker", 2.0, 3.0),
         ("step", "worker", 3.0, 7.0),
         ("step", "worker", 7.0, 8.0),
-        ("step", "boss", 8.0, 9.0),
         ("return", "worker", 8.0, 8.0),
+        ("step", "boss", 8.0, 9.0),
+        ("step", "boss", 9.0, 10.0),
     ]
     m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"], m["ideal_speedup"]) == (9, 9, 9, 1)
+    assert (m["work"], m["critical_path"], m["makespan"], m["ideal_speedup"]) == (10, 10, 10, 1)
     assert (m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (1, 1, 1.0)
     assert trace["costs"]["tokens"] == 40
 
@@ -218,7 +232,9 @@ def test_model_spans_beside_their_agent_span_are_its_and_count_once() -> None:
     # agent_framework), invoke_agent "helper" 0.5-9.5 s reports 700 + 111 = 811 tokens, and
     # beside it, not below, chat 1-4 s (300 + 50), execute_tool 4-5 s and chat 5-9 s (400 +
     # 61): within the agent's time, so they are the agent's, and its 811 are theirs again.
-    # run's own time is 0-0.5 s and 9.5-10 s. Tokens 350 + 461 = 811 (not 1,622), on helper.
+    # run's own time is 0-0.5 s and 9.5-10 s, helper's 0.5-1 s and 9-9.5 s, and the tool's
+    # 4-5 s are waited for. Tokens 350 + 461 = 811 (not 1,622), on helper's chats. One chain:
+    # W = S = makespan = 10 s.
     def chat(sid: str, start: float, end: float, tokens_in: int, tokens_out: int) -> dict[str, Any]:
         return span(sid, "r", start, end, **{GENAI: "chat", "gen_ai.usage.input_tokens":
                     tokens_in, "gen_ai.usage.output_tokens": tokens_out})  # fmt: skip
@@ -239,10 +255,15 @@ def test_model_spans_beside_their_agent_span_are_its_and_count_once() -> None:
     assert got == [
         ("step", "agent_framework", 0.0, None),
         ("spawn", "agent_framework", 0.5, None),
+        ("step", "helper", 0.5, None),
         ("step", "helper", 1.0, 350),
         ("tool_call", "helper", 4.0, None),
+        ("step", "helper", 4.0, None),
         ("tool_result", "helper", 5.0, None),
         ("step", "helper", 5.0, 461),
-        ("step", "agent_framework", 9.5, None),  # at one instant, in the order made
+        ("step", "helper", 9.0, None),
         ("return", "helper", 9.5, None),
+        ("step", "agent_framework", 9.5, None),
     ]
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"], m["ideal_speedup"]) == (10, 10, 10, 1)

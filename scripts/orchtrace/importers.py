@@ -88,6 +88,7 @@ OUTPUT_TOKENS = (
     "ai.usage.outputTokens",
     "ai.usage.completionTokens",
 )
+OWN = {"own_time": True}  # the mark of a step over a span's own time (not a step of its own)
 TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
 CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
@@ -434,13 +435,47 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         lanes[agent].append(eid)
         return eid
 
+    def above(agent: str) -> set[str]:
+        """The agents above AGENT: its parent, theirs, and so on."""
+        seen: set[str] = set()
+        at = agents.get(agent, {}).get("parent")
+        while at is not None and at not in seen:
+            seen.add(at)
+            at = agents.get(at, {}).get("parent")
+        return seen
+
+    def waits_for_last(inside: list[dict[str, Any]], closing: str) -> None:
+        """CLOSING (a return, a tool's result) follows the last of the events INSIDE its span
+        of its agent: at one instant, instants are otherwise side by side."""
+        at = events[-1]["t"]  # CLOSING's time (children may outlast a parent: clock skew)
+        last = max((e["t_end"] for e in inside if e["t_end"] <= at), default=None)
+        edges.extend(
+            {"source": e["id"], "target": closing, "type": "temporal"}
+            for e in inside
+            if e["t_end"] == last
+        )
+
+    def busy(agent: str, span: Span, error: str | None = None) -> None:
+        """Steps of AGENT over SPAN's own time (what its children leave), where it has any,
+        the last with ERROR: the time an agent spends in its own span, or waiting on a tool,
+        is its work too."""
+        stretches = [(start, end) for start, end in _own_stretches(span) if end > start]
+        for k, (start, end) in enumerate(stretches):
+            last = k == len(stretches) - 1
+            emit("step", agent, start, end, span, error=error if last else None, attributes=OWN)
+
     # depth first, without recursion (spans may nest thousands deep): a task is a span to
     # visit, with the agent it acts for, or the closing step of a span whose children are done
     tasks: list[tuple[Span, str | None] | Callable[[], None]] = [(r, None) for r in roots[::-1]]
 
+    active: dict[int, frozenset[str]] = {}  # the agents at work around each span (by id())
+
     def then_visit(children: list[Span], agent: str, closing: Callable[[], None] | None) -> None:
         if closing is not None:
             tasks.append(closing)
+        if children:
+            around = active.get(id(parent_of.get(id(children[0]))), frozenset()) | {agent}
+            active.update((id(child), around) for child in children)
         tasks.extend((child, agent) for child in reversed(children))
 
     while tasks:
@@ -458,19 +493,18 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         spent = _spent(span, kind, below)
         if kind == AGENT:
             name = delegate or _agent_name(span, convention, own=True)
+            if agent is not None and (name in active.get(id(span), ()) or name in above(agent)):
+                name = agent  # a call back to an agent above: the caller's work (no loop)
             agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
             named.add(name)
             if agent is None or agent == name:
+                busy(name, span)
                 then_visit(span.children, name, None)
                 continue
             agents[name].setdefault("parent", agent)
             spawn = emit("spawn", agent, span.start, span.start, span, target=name)
             first = len(events)  # the spawned agent's first event, if any
-            if delegate is not None and (convention is None or not span.children):
-                stretches = [(a, b) for a, b in _own_stretches(span) if b > a]
-                for k, (start, end) in enumerate(stretches):  # the delegate's own work
-                    last = k == len(stretches) - 1
-                    emit("step", name, start, end, span, error=span.error if last else None)
+            busy(name, span)
 
             def returns(
                 span: Span = span,
@@ -490,8 +524,11 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     error=span.error,
                     **spent,
                 )
-                target = events[first]["id"] if first < len(events) - 1 else ret
-                edges.append({"source": spawn, "target": target, "type": "spawn"})
+                # the spawn leads to the spawned agent's first event in time
+                own = [e for e in events[first:-1] if e["agent"] == name]
+                start = min(own, key=lambda e: (e["t"], e["t_end"]), default=events[-1])
+                edges.append({"source": spawn, "target": start["id"], "type": "spawn"})
+                waits_for_last(own, ret)
                 returned.append((ret, agent, spawn))
 
             then_visit(span.children, name, returns)
@@ -506,6 +543,8 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             call = emit(
                 "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
+            first = len(events)
+            busy(owner, span)
 
             def answers(
                 span: Span = span,
@@ -513,6 +552,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 tool: str = tool,
                 call_id: str = call_id,
                 call: str = call,
+                first: int = first,
                 spent: dict[str, Any] = spent,
             ) -> None:
                 result = emit(
@@ -527,6 +567,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     **spent,
                 )
                 edges.append({"source": call, "target": result, "type": "tool_dependency"})
+                waits_for_last([e for e in events[first:-1] if e["agent"] == owner], result)
 
             then_visit(span.children, owner, answers)
             continue
@@ -545,10 +586,12 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     first_hand.add(step)
         elif not span.children:
             emit("step", owner, span.start, span.end, span, error=span.error, **spent)
+        else:
+            busy(owner, span, span.error)  # no other event of the span says it failed
         then_visit(span.children, owner, None)
 
     _one_at_a_time(events, lanes, first_hand)
-    events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
+    events.sort(key=lambda e: (e["t"], e["t_end"], int(e["id"][2:])))  # instants first
     times = {e["id"]: e["t"] for e in events}
     ends = {e["id"]: e["t_end"] for e in events}
     for lane in lanes.values():
@@ -557,15 +600,17 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         # before it): spans that overlap, or start together, run side by side
         by_end = sorted(lane, key=lambda i: (ends[i], times[i], int(i[2:])))
         keys = [(ends[i], times[i]) for i in by_end]
-        for b in lane:
-            at = bisect.bisect_left(keys, (times[b], times[b]))
+        for b in lane:  # one that takes time follows the instants at its start too
+            find = bisect.bisect_right if ends[b] > times[b] else bisect.bisect_left
+            at = find(keys, (times[b], times[b]))
             if at:
                 edges.append({"source": by_end[at - 1], "target": b, "type": "temporal"})
+    place = {i: k for lane in lanes.values() for k, i in enumerate(lane)}
     for ret, parent, spawn in returned:  # the parent's next event waits for the answer
         lane = lanes[parent]
         at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)
-        at += at < len(lane) and lane[at] == spawn  # an agent span of no length ends as it starts
-        if at < len(lane):
+        at = max(at, place[spawn] + 1)  # after the spawn (an agent span of no length ends as
+        if at < len(lane):  # it starts, beside other spawns of that instant)
             edges.append({"source": ret, "target": lane[at], "type": "return"})
     counted: dict[str, Any] = {
         "tool_calls": sum(e["type"] == "tool_call" for e in events),

@@ -36,14 +36,14 @@ def _chunks(*columns: np.ndarray, size: int = 1 << 18) -> Iterator[list[list[Any
 def _lanes(
     codes: np.ndarray, t: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each agent's own sequence as edges: an event depends on every event of its agent that
-    ends by its start and started before it (events of one agent that overlap, or start
-    together, run side by side). Rather than an edge for every such pair, the lane's events
-    in order of their ends hand on through a chain of prefix nodes: the k-th stands for the
-    first k+1 events, and is the k-th event itself when that event depends on all before it
-    (a lane of one thing after another needs no other node), else a joint node (numbered
-    from len(codes) on) fed by the one before and by the k-th event. An event depends on the
-    prefix node of the events that end before it starts. Returns sources, targets, and each
+    """Each agent's own sequence as edges: an event depends on every event of its agent that ends by
+    its start and started before it, and one that takes time on the agent's instants at its start
+    too (events of one agent that overlap, or start together, run side by side). Rather than an edge
+    for every such pair, the lane's events in order of their ends hand on through a chain of prefix
+    nodes: the k-th stands for the first k+1 events, and is the k-th event itself when that event
+    depends on all before it (a lane of one thing after another needs no other node), else a joint
+    node (numbered from len(codes) on) fed by the one before and by the k-th event. An event depends
+    on the prefix node of the events that end before it starts. Returns sources, targets, and each
     joint node's place in a topological order that file order extends (see _dependencies)."""
     n = len(codes)
     none = np.zeros(0, np.int64)
@@ -53,8 +53,10 @@ def _lanes(
     # the lane's events by (end, start), stable in file order, with each event's query
     # (start, start) placed before any event of an equal key: what sorts before an event's
     # query ends by its start and started before it
-    both = np.lexsort((np.r_[np.ones(n), np.zeros(n)], np.r_[t, t], np.r_[end, t],
-                       np.r_[codes, codes]))  # fmt: skip
+    # (an event that takes time also waits for its agent's instants at its start)
+    lasts = (end > t).astype(np.int8)
+    both = np.lexsort((np.r_[np.ones(n), np.zeros(n)], np.r_[np.zeros(n, np.int8), lasts],
+                       np.r_[t, t], np.r_[end, t], np.r_[codes, codes]))  # fmt: skip
     is_event = both < n
     before: np.ndarray = np.cumsum(is_event) - is_event  # events sorted before each position
     order = both[is_event]  # events by lane, then (end, start)
