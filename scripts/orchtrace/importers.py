@@ -80,6 +80,7 @@ INPUT_TOKENS = (
     "ai.usage.inputTokens",
     "ai.usage.promptTokens",
     "ai.usage.tokens",  # an embedding's
+    "response.usage.prompt_tokens",  # Datadog's OpenAI integration (metrics)
 )
 OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens",
@@ -87,6 +88,7 @@ OUTPUT_TOKENS = (
     "llm.token_count.completion",
     "ai.usage.outputTokens",
     "ai.usage.completionTokens",
+    "response.usage.completion_tokens",
 )
 OWN = {"own_time": True}  # the mark of a step over a span's own time (not a step of its own)
 TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
@@ -416,7 +418,6 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     edges: list[dict[str, str]] = []
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
-    named: set[str] = set()  # the agents of agent spans
     returned: list[tuple[str, str, str]] = []  # (return event, agent returned to, its spawn)
     first_hand: set[str] = set()  # steps of model spans, whose time the agent's others yield
 
@@ -496,7 +497,6 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             if agent is not None and (name in active.get(id(span), ()) or name in above(agent)):
                 name = agent  # a call back to an agent above: the caller's work (no loop)
             agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
-            named.add(name)
             if agent is None or agent == name:
                 busy(name, span)
                 then_visit(span.children, name, None)
@@ -533,9 +533,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
 
             then_visit(span.children, name, returns)
             continue
-        owner = agent or _agent_name(span, convention)
-        if convention is None and span.service and agent not in named:
-            owner = span.service  # a span of no convention works for its service
+        owner = agent or _agent_name(span, convention)  # another service's is a delegation
         agents.setdefault(owner, {"id": owner, "role": "agent", "span_id": span.span_id})
         if kind == TOOL:
             call_id = _text(_first(span, CALL_IDS) or span.span_id)

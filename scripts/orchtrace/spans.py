@@ -3,8 +3,11 @@ Collector's file exporter writes), Grafana Tempo's API responses (`{"batches": [
 `{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, a list of Jaeger spans, or API
 v3's `{"result": {"resourceSpans": [...]}}`), OpenTelemetry JS spans as JSON (a list of
 objects with `spanContext` and `[seconds, nanoseconds]` times), Langfuse traces
-(`{"trace": {...}, "observations": [...]}`) and OTLP protobuf (an ExportTraceServiceRequest,
-read with opentelemetry-proto).
+(`{"trace": {...}, "observations": [...]}`, or the observations alone), one Jaeger trace
+(`{"traceID", "spans", "processes"}`), the shapes spanshapes.py reads (console and dump
+formats), and OTLP protobuf (an ExportTraceServiceRequest, read with opentelemetry-proto);
+JSON records may follow one another with only white space between, and a UTF-16 file with a
+byte order mark is read.
 
 A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
 keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
@@ -199,6 +202,9 @@ def _resource_spans(batches: Any, where: str) -> list[Span]:
 
 def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Span:
     start, duration = integer(s.get("startTime")), integer(s.get("duration", 0))
+    missing = [k for k in ("traceID", "spanID", "startTime") if k not in s]
+    if missing:
+        raise ImportError_(f"{where}: looks like a Jaeger span, but it lacks {', '.join(missing)}")
     if start is None or duration is None:
         raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
     tags = _unique_keys(
@@ -322,15 +328,62 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
     return spans
 
 
+def _jaeger_trace(t: dict[str, Any], at: str) -> list[Span]:
+    """The spans of one Jaeger trace object ({"traceID", "spans", "processes"})."""
+    processes: dict[str, Any] = t["processes"] if isinstance(t.get("processes"), dict) else {}
+    where = f"{at}spans"
+    return [
+        _jaeger_span(s, f"{where}[{k}]", processes)
+        for k, s in enumerate(_objects(t.get("spans", []), where))
+    ]
+
+
+def _listed(doc: list[Any], where: str) -> list[Span]:
+    """The spans of a list: Jaeger spans as its UI writes them, OpenTelemetry JS spans,
+    Langfuse observations, a Datadog trace list (a list of lists), or spans of any shape
+    spanshapes reads."""
+    from . import spanshapes
+
+    if doc and all(isinstance(t, list) for t in doc):  # Datadog: a list of traces
+        return [
+            sp
+            for i, trace in enumerate(doc)
+            for k, s in enumerate(trace)
+            for sp in _listed_item(s, f"{where}[{i}][{k}]")
+        ]
+    items = _objects(doc, where, strict=False)
+    if not items and doc:
+        raise ImportError_(spanshapes.refusal(doc, where))
+    first = items[0] if items else {}
+    if "spanContext" in first:
+        return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
+    observed = "type" in first or "parentObservationId" in first
+    if observed and isinstance(first.get("startTime"), str):  # Langfuse's, with no trace
+        return _langfuse({"observations": items}, f"{where}." if where else "")
+    if spanshapes.shape(first) is not None:
+        return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
+    if "spanID" in first or "operationName" in first:
+        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
+    raise ImportError_(spanshapes.refusal(doc, where))
+
+
+def _listed_item(item: Any, where: str) -> list[Span]:
+    from . import spanshapes
+
+    kind = spanshapes.shape(item)
+    if kind is None:
+        raise ImportError_(spanshapes.refusal(item, where))
+    return spanshapes.read(kind, item, where)
+
+
 def _document(doc: Any, where: str) -> list[Span]:
     """The spans of one decoded export, in any of the shapes in the module docstring."""
-    if isinstance(doc, list):  # Jaeger spans as its UI writes them, or OpenTelemetry JS spans
-        items = _objects(doc, where)
-        if items and "spanContext" in items[0]:
-            return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
-        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
+    from . import spanshapes
+
+    if isinstance(doc, list):
+        return _listed(doc, where)
     if not isinstance(doc, dict):
-        raise ImportError_(f"{where or 'the export'}: expected a JSON object")
+        raise ImportError_(f"{where or 'the export'}: expected a JSON object or list")
     prefix = f"{where}." if where else ""
     if "resourceSpans" in doc:
         return _resource_spans(doc["resourceSpans"], f"{prefix}resourceSpans")
@@ -340,24 +393,22 @@ def _document(doc: Any, where: str) -> list[Span]:
         return _document(doc["result"], f"{prefix}result")
     if "batches" in doc:  # Tempo
         return _resource_spans(doc["batches"], f"{prefix}batches")
+    kind = spanshapes.shape(doc)
+    if kind is not None:  # before Tempo's v2 API: AgentOps' JSON holds a "trace" too
+        return spanshapes.read(kind, doc, where)
     if isinstance(doc.get("trace"), dict):  # Tempo's v2 API
         inner = doc["trace"]
         key = "resourceSpans" if "resourceSpans" in inner else "batches"
         return _resource_spans(inner.get(key, []), f"{prefix}trace.{key}")
     if "data" in doc:  # Jaeger's API
-        spans = []
-        for i, t in enumerate(_objects(doc["data"], f"{prefix}data")):
-            processes = t.get("processes") if isinstance(t.get("processes"), dict) else {}
-            at = f"{prefix}data[{i}].spans"
-            spans += [
-                _jaeger_span(s, f"{at}[{k}]", processes)
-                for k, s in enumerate(_objects(t.get("spans", []), at))
-            ]
-        return spans
-    raise ImportError_(
-        f"{where or 'the export'}: expected OTLP JSON (resourceSpans), a Tempo response "
-        "(batches, trace), a Jaeger response (data, result) or a Langfuse trace (observations)"
-    )
+        return [
+            s
+            for i, t in enumerate(_objects(doc["data"], f"{prefix}data"))
+            for s in _jaeger_trace(t, f"{prefix}data[{i}].")
+        ]
+    if "traceID" in doc and isinstance(doc.get("spans"), list):  # one Jaeger trace
+        return _jaeger_trace(doc, prefix)
+    raise ImportError_(spanshapes.refusal(doc, where))
 
 
 def _protobuf(data: bytes) -> list[Span]:
@@ -375,24 +426,68 @@ def _protobuf(data: bytes) -> list[Span]:
     return _document(MessageToDict(request), "")  # bytes ids come as base64: see _id
 
 
+def _text(data: bytes) -> bytes:
+    """DATA as UTF-8: a UTF-16 export with its byte order mark (a Windows redirect) is read,
+    a UTF-8 mark dropped; UTF-16 without a mark is refused with what to do."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16").encode()
+        except UnicodeDecodeError as exc:
+            raise ImportError_(f"UTF-16 that cannot be decoded (byte {exc.start})") from exc
+    if data[:3] == b"\xef\xbb\xbf":
+        return data[3:]
+    head = data[:64]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):
+        raise ImportError_("UTF-16 without a byte order mark: re-save it as UTF-8")
+    return data
+
+
+def _stream(text: bytes) -> list[Any]:
+    """JSON values one after another (OpenTelemetry's console exporters print pretty records
+    with nothing between them but white space); a fault is a JSONDecodeError."""
+    decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+    body = text.decode()
+    docs: list[Any] = []
+    at = 0
+    while True:
+        while at < len(body) and body[at].isspace():
+            at += 1
+        if at >= len(body):
+            return docs
+        doc, at = decoder.raw_decode(body, at)
+        docs.append(doc)
+
+
 def read_spans(data: bytes) -> list[Span]:
-    """The spans of an export: JSON, JSON Lines or OTLP protobuf."""
+    """The spans of an export: JSON, JSON Lines, JSON records one after another, or OTLP
+    protobuf; UTF-8, or UTF-16 with a byte order mark."""
+    data = _text(data)
     head = data.lstrip()[:1]
     if head not in (b"{", b"["):
         spans = _protobuf(data)
     else:
+        unit = "line"
         try:
             try:
                 docs = [loads(data)]
-            except json.JSONDecodeError:
-                docs = [loads(line) for line in data.splitlines() if line.strip()]
+            except json.JSONDecodeError as whole:
+                try:
+                    docs = [loads(line) for line in data.splitlines() if line.strip()]
+                except json.JSONDecodeError:
+                    unit = "record"
+                    try:
+                        docs = _stream(data)
+                    except json.JSONDecodeError:
+                        raise whole from None
         except json.JSONDecodeError as exc:
             raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
         except UnicodeDecodeError as exc:
             raise ImportError_(f"not UTF-8: byte {exc.start} cannot be decoded") from exc
+        except RecursionError as exc:
+            raise ImportError_("nested too deeply to read") from exc
         spans = []
         for n, doc in enumerate(docs):
-            spans += _document(doc, f"line {n + 1}" if len(docs) > 1 else "")
+            spans += _document(doc, f"{unit} {n + 1}" if len(docs) > 1 else "")
     if not spans:
         raise ImportError_("the export holds no spans")
     return spans
