@@ -24,182 +24,30 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .spans import ImportError_, Span, integer, json_mapping
-
-AGENT, TOOL, MODEL, CONTAINER, SAFETY, CREATE = (
-    "agent",
-    "tool",
-    "model",
-    "container",
-    "safety",
-    "create",
+from .conventions import (
+    AGENT,
+    CALL_IDS,
+    CONVENTIONS,
+    CREATE,
+    INPUT_TOKENS,
+    MEASURES,
+    MODEL,
+    OUTPUT_TOKENS,
+    OWN,
+    SAFETY,
+    TOOL,
+    TOOL_NAMES,
+    agent_name,
+    as_text,
+    carried,
+    delegated,
+    first_attr,
+    kind_of,
+    parents,
 )
-CONVENTIONS = {
-    "genai": "OpenTelemetry GenAI (gen_ai.operation.name)",
-    "openinference": "OpenInference (openinference.span.kind)",
-    "vercel": "Vercel AI SDK (ai.* spans)",
-    "langfuse": "Langfuse (langfuse.observation.type)",
-}
-GENAI_OPS = {
-    "invoke_agent": AGENT,
-    "create_agent": CREATE,
-    "execute_tool": TOOL,
-    "chat": MODEL,
-    "text_completion": MODEL,
-    "generate_content": MODEL,
-    "embeddings": MODEL,
-}
-OPENINFERENCE = {
-    "AGENT": AGENT,
-    "TOOL": TOOL,
-    "LLM": MODEL,
-    "EMBEDDING": MODEL,
-    "CHAIN": CONTAINER,
-    "RETRIEVER": CONTAINER,
-    "RERANKER": CONTAINER,
-    "EVALUATOR": CONTAINER,
-    "GUARDRAIL": SAFETY,
-}
-LANGFUSE = {
-    "agent": AGENT,
-    "tool": TOOL,
-    "generation": MODEL,
-    "embedding": MODEL,
-    "guardrail": SAFETY,
-}
-AGENT_NAMES = {
-    "genai": ("gen_ai.agent.name", "gen_ai.agent.id"),
-    "openinference": ("agent.name", "graph.node.id"),
-    "vercel": (),
-    "langfuse": ("gen_ai.agent.name", "agent.name"),
-}
-INPUT_TOKENS = (
-    "gen_ai.usage.input_tokens",
-    "gen_ai.usage.prompt_tokens",
-    "llm.token_count.prompt",
-    "ai.usage.inputTokens",
-    "ai.usage.promptTokens",
-    "ai.usage.tokens",  # an embedding's
-    "response.usage.prompt_tokens",  # Datadog's OpenAI integration (metrics)
-)
-OUTPUT_TOKENS = (
-    "gen_ai.usage.output_tokens",
-    "gen_ai.usage.completion_tokens",
-    "llm.token_count.completion",
-    "ai.usage.outputTokens",
-    "ai.usage.completionTokens",
-    "response.usage.completion_tokens",
-)
-OWN = {"own_time": True}  # the mark of a step over a span's own time (not a step of its own)
-TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
-CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
+from .spans import ImportError_, Span
 
-
-def _vercel_kind(operation: str) -> str:
-    if operation == "ai.toolCall":
-        return TOOL
-    if operation.endswith((".doGenerate", ".doStream", ".doEmbed")):
-        return MODEL
-    return CONTAINER
-
-
-def _carried(span: Span) -> str | None:
-    """The convention whose marker SPAN carries, if any."""
-    if "gen_ai.operation.name" in span.attrs:
-        return "genai"
-    if "openinference.span.kind" in span.attrs:
-        return "openinference"
-    operation = span.attrs.get("ai.operationId") or span.name
-    if isinstance(operation, str) and operation.startswith("ai."):
-        return "vercel"
-    return "langfuse" if "langfuse.observation.type" in span.attrs else None
-
-
-def _kind(span: Span, allowed: set[str]) -> tuple[str, str | None]:
-    """What SPAN is (AGENT, TOOL, ...) and the convention that says so, among ALLOWED."""
-    convention = _carried(span)
-    if convention not in allowed:
-        return CONTAINER, None
-    if convention == "genai":
-        return GENAI_OPS.get(str(span.attrs["gen_ai.operation.name"]), CONTAINER), convention
-    if convention == "openinference":
-        kind = str(span.attrs["openinference.span.kind"]).upper()
-        return OPENINFERENCE.get(kind, CONTAINER), convention
-    if convention == "langfuse":
-        kind = str(span.attrs["langfuse.observation.type"]).lower()
-        return LANGFUSE.get(kind, CONTAINER), convention
-    return _vercel_kind(str(span.attrs.get("ai.operationId") or span.name)), convention
-
-
-def _first(span: Span, keys: tuple[str, ...]) -> Any:
-    return next((span.attrs[k] for k in keys if span.attrs.get(k) not in (None, "")), None)
-
-
-def _text(value: Any) -> str:
-    """An attribute as text: a list's items joined by commas (not Python's list syntax)."""
-    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def _agent_name(span: Span, convention: str | None, own: bool = False) -> str:
-    """The agent SPAN names, else (OWN: SPAN is that agent's) its name or else its service."""
-    name = _first(span, AGENT_NAMES.get(convention or "", ())) if convention else None
-    fallback = (span.name, span.service) if own else (span.service, span.name)
-    return _text(name or next((f for f in fallback if f), span.span_id))
-
-
-def _count(raw: Any) -> int | None:
-    """A token count: a number, or an integer written as a string."""
-    return int(raw) if isinstance(raw, float) else integer(raw)
-
-
-def _usage_details(span: Span) -> list[int]:
-    """Input and output (else total) of Langfuse's usage details, a mapping or its JSON."""
-    usage = json_mapping(span.attrs.get("langfuse.observation.usage_details"))
-    counts = [c for c in (_count(usage.get(k)) for k in ("input", "output")) if c is not None]
-    total = _count(usage.get("total"))
-    return counts or ([total] if total is not None else [])
-
-
-def _tokens(span: Span) -> int | None:
-    """Input plus output tokens, reading the current attribute names before the older ones,
-    then a total, then Langfuse's usage details."""
-    counts = [_count(_first(span, names)) for names in (INPUT_TOKENS, OUTPUT_TOKENS)]
-    found = [c for c in counts if c is not None]
-    if not found:
-        total = _count(span.attrs.get("llm.token_count.total"))
-        found = [total] if total is not None else _usage_details(span)
-    return sum(found) if found else None
-
-
-def _dollars(raw: Any) -> float | None:
-    """A cost: a non-negative number, or one written as a string."""
-    if isinstance(raw, str):
-        try:
-            raw = float(raw)
-        except ValueError:
-            return None
-    ok = isinstance(raw, int | float) and not isinstance(raw, bool) and raw >= 0
-    return float(raw) if ok and raw == raw else None  # raw == raw: not NaN
-
-
-def _cost(span: Span) -> float | None:
-    """The span's cost in US dollars: OpenInference's total (else prompt plus completion),
-    then Langfuse's cost details (total, else input plus output)."""
-    total = _dollars(span.attrs.get("llm.cost.total"))
-    if total is not None:
-        return total
-    parts = [_dollars(span.attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
-    details = json_mapping(span.attrs.get("langfuse.observation.cost_details"))
-    if not any(p is not None for p in parts):
-        total = _dollars(details.get("total"))
-        if total is not None:
-            return total
-        parts = [_dollars(details.get(k)) for k in ("input", "output")]
-    found = [p for p in parts if p is not None]
-    return sum(found) if found else None
-
-
-MEASURES: dict[str, Callable[[Span], Any]] = {"tokens": _tokens, "cost_usd": _cost}
+__all__ = ["INPUT_TOKENS", "OUTPUT_TOKENS", "found", "to_traces"]
 
 
 def _own_stretches(span: Span) -> list[tuple[int, int]]:
@@ -218,7 +66,7 @@ def _own_stretches(span: Span) -> list[tuple[int, int]]:
 
 def found(spans: list[Span]) -> str:
     """What conventions SPANS follow, in words."""
-    counts = Counter(_carried(s) for s in spans)
+    counts = Counter(carried(s) for s in spans)
     parts = [f"{n} {CONVENTIONS[c]} span(s)" for c, n in counts.items() if c is not None]
     if counts[None]:
         parts.append(f"{counts[None]} span(s) of no known convention")
@@ -229,7 +77,7 @@ def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[st
     """One trace per traceId of SPANS, in the order they first appear, and a note on what was
     recognised. CONVENTION: 'auto' (every one below), 'genai' (or 'otlp'), 'openinference',
     'vercel' or 'langfuse'; one that no span follows is an ImportError_ naming what was found."""
-    counts = Counter(_carried(s) for s in spans)
+    counts = Counter(carried(s) for s in spans)
     if convention == "auto":
         allowed = set(CONVENTIONS)
         note = "" if set(counts) - {None} else f"no span follows {', '.join(CONVENTIONS.values())}"
@@ -345,73 +193,9 @@ def _one_at_a_time(
                     lane.append(piece["id"])
 
 
-def _adopt(siblings: list[Span], allowed: set[str]) -> None:
-    """Spans that a sibling agent span encloses in time, of its service, as its children:
-    Microsoft Agent Framework writes an agent's chat and execute_tool spans beside its
-    invoke_agent span rather than below it, and they are the agent's (its tokens are theirs)."""
-    holders = [s for s in siblings if _kind(s, allowed)[0] == AGENT]
-    if not holders:
-        return
-    kept = []
-    for span in siblings:
-        around = [
-            h for h in holders
-            if h is not span and h.service == span.service and h.start <= span.start
-            and span.end <= h.end and _kind(span, allowed)[0] != AGENT
-        ]  # fmt: skip
-        if around:
-            holder = min(around, key=lambda h: (h.end - h.start, h.start))
-            bisect.insort(holder.children, span, key=lambda c: (c.start, c.span_id))
-        else:
-            kept.append(span)
-    siblings[:] = kept
-
-
-def _parents(roots: list[Span], allowed: set[str]) -> dict[int, Span]:
-    """Each span's parent (by id()), after agents adopt the spans written beside them."""
-    _adopt(roots, allowed)
-    parent: dict[int, Span] = {}
-    stack = list(roots)
-    while stack:
-        span = stack.pop()
-        _adopt(span.children, allowed)
-        for child in span.children:
-            parent[id(child)] = span
-        stack.extend(span.children)
-    return parent
-
-
-def _node(span: Span) -> str | None:
-    """The LangGraph node a span runs in: `langgraph_node` (Langfuse's metadata), or in
-    OpenInference's `metadata` JSON."""
-    raw = span.attrs.get("langgraph_node")
-    if raw is None:
-        meta = span.attrs.get("metadata")
-        try:
-            raw = json_mapping(meta).get("langgraph_node") if meta is not None else None
-        except ImportError_:
-            raw = None
-    return str(raw) if isinstance(raw, str) and raw not in ("", "__start__", "__end__") else None
-
-
-def _delegated(span: Span, kind: str, convention: str | None, parent: Span | None) -> str | None:
-    """The agent a span that is not an agent span starts all the same: a LangGraph node's top
-    span under Langfuse or OpenInference (a CHAIN, a span), and a span of another service than
-    its parent's (a delegation over A2A or HTTP, its parent link or a W3C link)."""
-    if parent is None or kind == AGENT:
-        return None
-    node = _node(span)
-    langgraph = kind == CONTAINER and convention in ("openinference", "langfuse")
-    if langgraph and node and node != _node(parent):
-        return node
-    if span.service and parent.service and span.service != parent.service:
-        return span.service
-    return None
-
-
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
     roots = _tree(spans)
-    parent_of = _parents(roots, allowed)
+    parent_of = parents(roots, allowed)
     below = _carried_below(roots)
     t0 = min(s.start for s in spans)
     events: list[dict[str, Any]] = []
@@ -485,15 +269,15 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             task()
             continue
         span, agent = task
-        kind, convention = _kind(span, allowed)
-        delegate = _delegated(span, kind, convention, parent_of.get(id(span)))
+        kind, convention = kind_of(span, allowed)
+        delegate = delegated(span, kind, convention, parent_of.get(id(span)))
         if delegate is not None and delegate != agent:
             kind = AGENT
         else:
             delegate = None
         spent = _spent(span, kind, below)
         if kind == AGENT:
-            name = delegate or _agent_name(span, convention, own=True)
+            name = delegate or agent_name(span, convention, own=True)
             if agent is not None and (name in active.get(id(span), ()) or name in above(agent)):
                 name = agent  # a call back to an agent above: the caller's work (no loop)
             agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
@@ -533,11 +317,11 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
 
             then_visit(span.children, name, returns)
             continue
-        owner = agent or _agent_name(span, convention)  # another service's is a delegation
+        owner = agent or agent_name(span, convention)  # another service's is a delegation
         agents.setdefault(owner, {"id": owner, "role": "agent", "span_id": span.span_id})
         if kind == TOOL:
-            call_id = _text(_first(span, CALL_IDS) or span.span_id)
-            tool = _text(_first(span, TOOL_NAMES) or span.name)
+            call_id = as_text(first_attr(span, CALL_IDS) or span.span_id)
+            tool = as_text(first_attr(span, TOOL_NAMES) or span.name)
             call = emit(
                 "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
@@ -570,7 +354,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             then_visit(span.children, owner, answers)
             continue
         if kind == CREATE:
-            name = _agent_name(span, convention, own=True)
+            name = agent_name(span, convention, own=True)
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
