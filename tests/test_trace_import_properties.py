@@ -93,7 +93,9 @@ def _overlap(events: list[dict[str, Any]]) -> bool:
     return False
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(exports())
 def test_critical_path_makespan_and_work_are_in_order(data: bytes) -> None:
     (trace,), _ = import_traces(data)

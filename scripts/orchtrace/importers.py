@@ -162,13 +162,15 @@ def _uncovered(start: float, end: float, covered: list[tuple[float, float]]) -> 
 
 def _one_at_a_time(
     events: list[dict[str, Any]], lanes: dict[str, list[str]], first_hand: set[str]
-) -> None:
+) -> dict[str, str]:
     """Each agent's steps, made not to overlap: an agent's time is its work once, however many of
     its spans cover it (a chain or a node wrapped around a model call, written beside it rather than
     above it). Model steps go first, then the others, each in order of start, and each keeps what
     the steps before it leave, split where they leave several stretches (its tokens, cost and error
-    on the last), or an instant at its end where they leave none."""
+    on the last), or an instant at its end where they leave none. Returns the step each new piece
+    was split from, by id."""
     by_id = {e["id"]: e for e in events}
+    made: dict[str, str] = {}  # the id of each piece of a split step: the step's
     for lane in lanes.values():
         steps = [by_id[i] for i in lane if by_id[i]["type"] == "step"]
         steps.sort(key=lambda e: (e["id"] not in first_hand, e["t"], int(e["id"][2:])))
@@ -191,6 +193,8 @@ def _one_at_a_time(
                 if k:
                     events.append(piece)
                     lane.append(piece["id"])
+                    made[piece["id"]] = step["id"]
+    return made
 
 
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
@@ -202,7 +206,11 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     edges: list[dict[str, str]] = []
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
-    returned: list[tuple[str, str, str]] = []  # (return event, agent returned to, its spawn)
+    # (return event, agent returned to, its spawn, the run of that agent it returns to)
+    returned: list[tuple[str, str, str, int]] = []
+    # per run of an agent (the span it runs in): the numbers of the first and last events made in
+    # it, its own and those of the agents it spawns
+    run_start, run_end = [0], [float("inf")]
     first_hand: set[str] = set()  # steps of model spans, whose time the agent's others yield
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
@@ -254,13 +262,17 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
     tasks: list[tuple[Span, str | None] | Callable[[], None]] = [(r, None) for r in roots[::-1]]
 
     active: dict[int, frozenset[str]] = {}  # the agents at work around each span (by id())
+    run_of: dict[int, int] = {}  # the run of its agent each span acts in (by id(); 0 at the top)
 
-    def then_visit(children: list[Span], agent: str, closing: Callable[[], None] | None) -> None:
+    def then_visit(
+        children: list[Span], agent: str, closing: Callable[[], None] | None, run: int
+    ) -> None:
         if closing is not None:
             tasks.append(closing)
         if children:
             around = active.get(id(parent_of.get(id(children[0]))), frozenset()) | {agent}
             active.update((id(child), around) for child in children)
+            run_of.update((id(child), run) for child in children)
         tasks.extend((child, agent) for child in reversed(children))
 
     while tasks:
@@ -269,6 +281,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             task()
             continue
         span, agent = task
+        run = run_of.get(id(span), 0)
         kind, convention = kind_of(span, allowed)
         delegate = delegated(span, kind, convention, parent_of.get(id(span)))
         if delegate is not None and delegate != agent:
@@ -283,7 +296,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
             if agent is None or agent == name:
                 busy(name, span)
-                then_visit(span.children, name, None)
+                then_visit(span.children, name, None, run)
                 continue
             agents[name].setdefault("parent", agent)
             spawn = emit("spawn", agent, span.start, span.start, span, target=name)
@@ -297,6 +310,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 spawn: str = spawn,
                 first: int = first,
                 spent: dict[str, Any] = spent,
+                runs: tuple[int, int] = (run, len(run_end)),
             ) -> None:
                 ret = emit(
                     "return",
@@ -308,14 +322,19 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     error=span.error,
                     **spent,
                 )
-                # the spawn leads to the spawned agent's first event in time
+                # the spawn leads to the spawned agent's first events in time (those of one
+                # instant run side by side: each waits for the spawn)
                 own = [e for e in events[first:-1] if e["agent"] == name]
-                start = min(own, key=lambda e: (e["t"], e["t_end"]), default=events[-1])
-                edges.append({"source": spawn, "target": start["id"], "type": "spawn"})
+                begin = min((e["t"] for e in own), default=None)
+                starts = [e for e in own if e["t"] == begin] or [events[-1]]
+                edges.extend({"source": spawn, "target": e["id"], "type": "spawn"} for e in starts)
                 waits_for_last(own, ret)
-                returned.append((ret, agent, spawn))
+                returned.append((ret, agent, spawn, runs[0]))
+                run_end[runs[1]] = len(events)
 
-            then_visit(span.children, name, returns)
+            run_start.append(first + 1)  # the spawned agent's events are numbered after it
+            run_end.append(float("inf"))
+            then_visit(span.children, name, returns, len(run_end) - 1)
             continue
         owner = agent or agent_name(span, convention)  # another service's is a delegation
         agents.setdefault(owner, {"id": owner, "role": "agent", "span_id": span.span_id})
@@ -351,7 +370,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 edges.append({"source": call, "target": result, "type": "tool_dependency"})
                 waits_for_last([e for e in events[first:-1] if e["agent"] == owner], result)
 
-            then_visit(span.children, owner, answers)
+            then_visit(span.children, owner, answers, run)
             continue
         if kind == CREATE:
             name = agent_name(span, convention, own=True)
@@ -370,9 +389,9 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             emit("step", owner, span.start, span.end, span, error=span.error, **spent)
         else:
             busy(owner, span, span.error)  # no other event of the span says it failed
-        then_visit(span.children, owner, None)
+        then_visit(span.children, owner, None, run)
 
-    _one_at_a_time(events, lanes, first_hand)
+    made = _one_at_a_time(events, lanes, first_hand)
     events.sort(key=lambda e: (e["t"], e["t_end"], int(e["id"][2:])))  # instants first
     times = {e["id"]: e["t"] for e in events}
     ends = {e["id"]: e["t_end"] for e in events}
@@ -388,12 +407,21 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             if at:
                 edges.append({"source": by_end[at - 1], "target": b, "type": "temporal"})
     place = {i: k for lane in lanes.values() for k, i in enumerate(lane)}
-    for ret, parent, spawn in returned:  # the parent's next event waits for the answer
+
+    def number(eid: str) -> int:  # the order events were made in (a split step's: its own)
+        return int(made.get(eid, eid)[2:])
+
+    for ret, parent, spawn, parent_run in returned:  # the parent's next events wait for it
         lane = lanes[parent]
         at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)
         at = max(at, place[spawn] + 1)  # after the spawn (an agent span of no length ends as
-        if at < len(lane):  # it starts, beside other spawns of that instant)
-            edges.append({"source": ret, "target": lane[at], "type": "return"})
+        # it starts, beside other spawns of that instant), in the same run of the parent
+        mine = [i for i in lane[at:] if run_start[parent_run] <= number(i) <= run_end[parent_run]]
+        if mine:  # every event of that instant waits: they run side by side
+            then = times[mine[0]]
+            edges.extend(
+                {"source": ret, "target": i, "type": "return"} for i in mine if times[i] == then
+            )
     counted: dict[str, Any] = {
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
         "messages": 0,
