@@ -230,6 +230,16 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
     ("duplicate-key", change(B, "key: beta-bench", "key: alpha-rl"), "duplicate-key", B, 1),
     ("duplicate-id", change(B, '"2406.00002"', '"2501.00001"'), "duplicate-id", B, 10),
     (
+        "shared-id",  # two papers of one code repository (tau-bench and tau2-bench): a warning
+        lambda root: [
+            edit(root / rel, f'arxiv: "{a}"', f'arxiv: "{a}"\n  github: sierra-research/tau2-bench')
+            for rel, a in ((A, "2501.00001"), (B, "2406.00002"))
+        ],
+        "shared-id",
+        B,
+        11,
+    ),
+    (
         "duplicate-id-via-url",
         change(B, "https://arxiv.org/abs/2406.00002", "https://arxiv.org/abs/2501.00001v2"),
         "duplicate-id",
@@ -352,7 +362,7 @@ CASES += [
                                      'snapshot: "2027.01"\n    text: "Two'),
      "unknown-value", C, 28),
     ("unsafe-id", change(T, "- id: reward-credit-gap", '- id: "../../../../README"'),
-     "unsafe-id", T, 362),
+     "unsafe-id", T, 363),
     ("search-not-logged", change(A, "added: 2026-05-04", "added: 2026-05-04\nsearch: S009"),
      "search-invalid", A, 29),
     ("search-counts", lambda root: (

@@ -179,6 +179,12 @@ CASES = [
         "warning",
     ),
     ("cost-mismatch", lambda t: t["costs"].update(tool_calls=5), "$.costs.tool_calls", "warning"),
+    (
+        "starts-before-source-ends",  # W1's call runs 2-3.5 s; its result comes at 3 s
+        lambda t: ev(t, "e4").update(t_end=3.5),
+        "$.edges[4]",
+        "warning",
+    ),
 ]
 
 

@@ -71,23 +71,23 @@ def test_the_artifacts_example_by_hand() -> None:
 
 def test_an_openinference_langgraph_run_by_hand() -> None:
     # The events test_trace_import.py derives from the raw spans of openinference-langgraph.pb:
-    # newsroom's steps at 0.0038 and 0.0327, spawn of researcher_agent, the researcher's step,
-    # tool_call, tool_result, step and return (5 events), newsroom's two steps and spawn of
-    # writer_agent, the writer's step and return (2), newsroom's last two steps: newsroom's 8
-    # events are one stage (it never aggregates), plus the longest sub-agent's 5: 13 critical
-    # steps. Two spawns at two instants with no decision: fan-out 1. Tokens 1520 (costs);
-    # OpenInference's LangChain spans record no cost; no stop, no aggregate. W = S (one chain),
-    # observed speedup 0.1895 / 0.246 = 0.7705.
+    # newsroom spawns supervisor (node supervisor's CHAIN spans, three times: step, step and
+    # return each, 9 events), researcher_agent (step, tool_call, tool_result, step, return: 5)
+    # and writer_agent (step, return: 2). newsroom's 5 spawns are one stage (it never
+    # aggregates), plus the longest sub-agent's 9: 14 critical steps. Five spawns at five
+    # instants with no decision: fan-out 1; three agents spawned (the steps over spans' own
+    # time are not steps here). Tokens 1520 (costs); OpenInference's LangChain spans record no
+    # cost; no stop, no aggregate. W = S = makespan (one chain over the whole run): speedups 1.
     (trace,), _ = to_traces(
         read_spans((FIXTURES / "exports" / "openinference-langgraph.pb").read_bytes()), "auto"
     )
     got = values(trace)
     assert got == {
-        "critical_steps": 13.0,
+        "critical_steps": 14.0,
         "ideal_speedup": 1.0,
-        "observed_speedup": 0.7705,
+        "observed_speedup": 1.0,
         "wasted_work": 0.0,
-        "spawn_count": 2.0,
+        "spawn_count": 3.0,
         "fan_out": 1.0,
         "spawn_depth": 1.0,
         "finish_rate": 1.0,
@@ -102,9 +102,10 @@ def test_an_openinference_langgraph_run_by_hand() -> None:
 
 
 def test_a_langfuse_openai_agents_run_by_hand() -> None:
-    # langfuse-openai-agents.json as test_trace_import.py reads it: "Agent workflow" spawns
-    # "Hello world" (its one event), whose step, tool_call, tool_result, step and return are 5:
-    # 6 critical steps. Langfuse's cost details 0.00023 + 0.000402 = 0.000632 USD, 184 tokens.
+    # langfuse-openai-agents.json as test_trace_import.py reads it: "Agent workflow" spawns "Hello
+    # world" (its one event), whose step, tool_call, tool_result, step and return are 5 (its steps
+    # over its own time and the tool's wait are not steps): 6 critical steps. Langfuse's cost
+    # details 0.00023 + 0.000402 = 0.000632 USD, 184 tokens.
     raw = (FIXTURES / "exports" / "langfuse-openai-agents.json").read_bytes()
     (trace,), _ = to_traces(read_spans(raw), "auto")
     r = rewards.read(trace)

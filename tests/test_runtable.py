@@ -129,7 +129,7 @@ def test_every_kind_of_input_is_a_row(mixed: Path, tmp_path: Path) -> None:
         assert dict(row["unavailable"]) == {
             k: r.code for k, r in expected.items() if r.value is None
         }
-    assert got[langgraph]["critical_steps"] == 13.0 and got["artifact.json"]["task_success"] == 1.0
+    assert got[langgraph]["critical_steps"] == 14.0 and got["artifact.json"]["task_success"] == 1.0
     # the artifact's rewards {team: 1.0, orchestration: 0.3, tool: 0.1}, by unit
     assert got["artifact.json"]["recorded_rewards"] == [
         ("orchestrator/orchestration", 0.3),

@@ -8,6 +8,7 @@ OTLP protobuf, JavaScript spans' parents, Langfuse metadata and usage written as
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from orchtrace.examine import examine
+from orchtrace.importcheck import import_traces
 from orchtrace.importers import to_traces
 from orchtrace.spans import ImportError_, read_spans
 
@@ -30,7 +32,7 @@ def orchtrace(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def imported(data: bytes, convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
-    traces, note = to_traces(read_spans(data), convention)
+    traces, note = import_traces(data, convention)
     for t in traces:
         assert not examine(json.dumps(t), "imported").failed
     return traces, note
@@ -59,45 +61,52 @@ def test_opentelemetry_proto_example_and_tempo_batches(name: str) -> None:
 
 
 def test_jaeger_query_response() -> None:
-    # Jaeger's `data[].spans`: two spans with the same id, 123 us each from the same start,
-    # service telemetrygen (process p1): two steps that start together, so they run in
-    # parallel (no edge between them): W = 246 us, S = 123 us, ideal and observed speedup 2.
-    (trace,), _ = imported((EXPORTS / "jaeger-query-trace.json").read_bytes())
+    # Jaeger's `data[].spans`: one span (e127af99e3b3e074, 123 us, service telemetrygen of
+    # process p1) listed twice, the copies identical field for field (Jaeger itself warns of
+    # duplicate span ids): read once, with a note, one step of 123 us: W = S = makespan.
+    (trace,), note = imported((EXPORTS / "jaeger-query-trace.json").read_bytes())
+    assert "span e127af99e3b3e074 is listed 2 times, as one span: read once" in note
     assert trace["trace_id"] == "83a9efd15c1c98a977e0711cc93ee28b"
     assert [(e["agent"], e["t"], e["t_end"]) for e in trace["events"]] == [
-        ("telemetrygen", 0.0, 0.000123),
         ("telemetrygen", 0.0, 0.000123),
     ]
     assert trace["edges"] == []
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["ideal_speedup"], m["observed_speedup"]) == (
-        0.0002,  # rounded to 4 places, as every measure
+        0.0001,  # rounded to 4 places, as every measure
         0.0001,
-        2.0,
-        2.0,
+        1.0,
+        1.0,
     )
 
 
 def test_jaeger_span_list_with_a_child_and_an_error() -> None:
     # A list of Jaeger spans. Server span A (service 16af988c443cff37) runs 267,037 us from
     # 1605223981761425; client span B (service 3c220036602f839e), its child, runs 32,782 us
-    # from 203,649 us later, with error=true. A's own time is the two stretches B leaves:
-    # 0-0.203649 s and 0.236431-0.267037 s; B is one step, 0.203649-0.236431 s, in error.
-    # W = 0.267037 s; S = A's lane, 0.203649 + 0.030606 = 0.234255 s; makespan 0.267037 s.
+    # from 203,649 us later, with error=true. B is of another service than its parent: a
+    # delegation, so A spawns agent 3c220036602f839e at 0.203649 s, whose own work is B, one
+    # step 0.203649-0.236431 s, and which returns in error at 0.236431 s to A's next step. A's
+    # own time is the two stretches B leaves: 0-0.203649 s and 0.236431-0.267037 s. W =
+    # 0.267037 s, all on one chain (A, spawn, B, return, A): S = makespan = 0.267037 s.
     (trace,), _ = imported((EXPORTS / "jaeger-anonymizer-trace.json").read_bytes())
-    got = [(e["agent"], e["t"], e["t_end"], e.get("error")) for e in trace["events"]]
+    a, b = "16af988c443cff37", "3c220036602f839e"
+    got = [(e["type"], e["agent"], e["t"], e["t_end"], e.get("error")) for e in trace["events"]]
     assert got == [
-        ("16af988c443cff37", 0.0, 0.203649, None),
-        ("3c220036602f839e", 0.203649, 0.236431, "error"),
-        ("16af988c443cff37", 0.236431, 0.267037, None),
+        ("step", a, 0.0, 0.203649, None),
+        ("spawn", a, 0.203649, 0.203649, None),
+        ("step", b, 0.203649, 0.236431, None),
+        ("return", b, 0.236431, 0.236431, "error"),  # at one instant, instants first
+        ("step", a, 0.236431, 0.267037, None),
     ]
+    assert [(x["id"], x.get("parent")) for x in trace["agents"]] == [(a, None), (b, a)]
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["agents"]) == (
         0.267,
-        0.2343,
+        0.267,
         0.267,
         2,
     )
+    assert (m["spawned_agents"], m["spawn_depth"], m["ideal_speedup"]) == (1, 1, 1.0)
 
 
 def test_collector_pdata_json() -> None:
@@ -192,23 +201,34 @@ def test_vercel_ai_sdk_spans_from_opentelemetry_js() -> None:
 
 def test_langfuse_trace_of_openinference_agents() -> None:
     # OpenAI Agents SDK through OpenInference, exported by Langfuse (its attributes kept as
-    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name)
-    # 0-2.19 s holds AGENT "Hello world" (graph.node.id) 0-2.19 s, a spawn and a return; under
-    # it LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70), TOOL get_weather at 1.038 s (no call
-    # id: the span id), LLM 1.039-2.189 s (85 + 29 = 114). W = 1.036 + 1.15 = 2.186 s, all one
-    # chain; makespan 2.19 s, observed speedup 2.186 / 2.19 = 0.9982.
+    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name;
+    # span e5a76f27f51ad40e, kept on the agent though no event is its) 0-2.19 s holds AGENT
+    # "Hello world" (graph.node.id) 0-2.19 s, a spawn and a return, so the workflow has no
+    # time of its own. Under "Hello world": LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70),
+    # TOOL get_weather at 1.038 s (no call id: the span id), LLM 1.039-2.189 s (85 + 29 =
+    # 114); the agent's own time is what they leave, 0-0.001, 1.037-1.038, 1.038-1.039 and
+    # 2.189-2.19 s. W = 2.19 s, all one chain: S = makespan = 2.19 s, speedups 1.
     (trace,), note = imported((EXPORTS / "langfuse-openai-agents.json").read_bytes())
     assert note == "" and trace["trace_id"] == "fee618f96dc31e0ca38b2f7b26eb8b29"
     assert trace["agents"] == [
-        {"id": "Agent workflow", "role": "agent"},
-        {"id": "Hello world", "role": "agent", "parent": "Agent workflow"},
+        {"id": "Agent workflow", "role": "agent", "span_id": "e5a76f27f51ad40e"},
+        {
+            "id": "Hello world",
+            "role": "agent",
+            "span_id": "d950b668796240b5",
+            "parent": "Agent workflow",
+        },
     ]
     assert events_of(trace) == [
         ("spawn", "Agent workflow", 0.0, 0.0, None),
+        ("step", "Hello world", 0.0, 0.001, None),
         ("step", "Hello world", 0.001, 1.037, 70),
+        ("step", "Hello world", 1.037, 1.038, None),
         ("tool_call", "Hello world", 1.038, 1.038, None, "get_weather", "5b99c3e3411ed17b"),
         ("tool_result", "Hello world", 1.038, 1.038, None, "get_weather", "5b99c3e3411ed17b"),
+        ("step", "Hello world", 1.038, 1.039, None),
         ("step", "Hello world", 1.039, 2.189, 114),
+        ("step", "Hello world", 2.189, 2.19, None),
         ("return", "Hello world", 2.19, 2.19, None),
     ]
     # Langfuse's cost details of the two generations: 0.00023 for the first (55 + 15 tokens),
@@ -220,16 +240,13 @@ def test_langfuse_trace_of_openinference_agents() -> None:
         "usd": 0.000632,
         "wall_clock_s": 2.19,
     }
-    assert [e.get("cost_usd") for e in trace["events"] if e["type"] == "step"] == [
-        0.00023,
-        0.000402,
-    ]
+    assert [e["cost_usd"] for e in trace["events"] if "cost_usd" in e] == [0.00023, 0.000402]
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
-        2.186,
-        2.186,
         2.19,
-        0.9982,
+        2.19,
+        2.19,
+        1.0,
     )
     assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (2, 1, 1, 1.0)
 
@@ -237,24 +254,32 @@ def test_langfuse_trace_of_openinference_agents() -> None:
 def test_langfuse_trace_of_google_adk() -> None:
     # Google ADK through OpenInference, exported by Langfuse. From 07:32:30.303: CHAIN
     # "invocation [hello_app]" 0-1.848 s acts for its service, unknown_service, and contains
-    # AGENT "agent_run [hello_agent]" 0.001-1.847 s (spawned by unknown_service). Under the
-    # agent, LLM 0.003-0.914 s holds the tool span (gen_ai execute_tool say_hello, 0.913-0.914
-    # s), so its own time is 0.003-0.913 s, with gen_ai.usage 28 + 3 = 31; LLM 0.919-1.843 s,
-    # 39 + 6 = 45. W = 0.91 + 0.924 = 1.834 s on one chain; makespan 1.847 - 0.001 = 1.846 s,
-    # observed speedup 1.834 / 1.846 = 0.9935.
+    # AGENT "agent_run [hello_agent]" 0.001-1.847 s (spawned by unknown_service); each agent
+    # keeps the id of its first span (the service's, the CHAIN's). The CHAIN's own time is
+    # 0-0.001 and 1.847-1.848 s. Under the agent, LLM 0.003-0.914 s holds the tool span
+    # (gen_ai execute_tool say_hello, 0.913-0.914 s, waited on), so its own time is
+    # 0.003-0.913 s, with gen_ai.usage 28 + 3 = 31; LLM 0.919-1.843 s, 39 + 6 = 45; the agent's
+    # own time 0.001-0.003, 0.914-0.919 and 1.843-1.847 s. W = 1.848 s on one chain: S =
+    # makespan = 1.848 s, speedups 1.
     (trace,), _ = imported((EXPORTS / "langfuse-google-adk.json").read_bytes())
     agent, call = "agent_run [hello_agent]", "adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00"
     assert trace["agents"] == [
-        {"id": "unknown_service", "role": "agent"},
-        {"id": agent, "role": "agent", "parent": "unknown_service"},
+        {"id": "unknown_service", "role": "agent", "span_id": "86cd4912944ddc41"},
+        {"id": agent, "role": "agent", "span_id": "6d8beb2e6a36b133", "parent": "unknown_service"},
     ]
     assert events_of(trace) == [
+        ("step", "unknown_service", 0.0, 0.001, None),
         ("spawn", "unknown_service", 0.001, 0.001, None),
+        ("step", agent, 0.001, 0.003, None),
         ("step", agent, 0.003, 0.913, 31),
         ("tool_call", agent, 0.913, 0.913, None, "say_hello", call),
+        ("step", agent, 0.913, 0.914, None),
         ("tool_result", agent, 0.914, 0.914, None, "say_hello", call),
+        ("step", agent, 0.914, 0.919, None),
         ("step", agent, 0.919, 1.843, 45),
+        ("step", agent, 1.843, 1.847, None),
         ("return", agent, 1.847, 1.847, None),
+        ("step", "unknown_service", 1.847, 1.848, None),
     ]
     # cost details 6.3e-06 + 4e-06 USD
     assert trace["costs"] == {
@@ -266,10 +291,10 @@ def test_langfuse_trace_of_google_adk() -> None:
     }
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
-        1.834,
-        1.834,
-        1.846,
-        0.9935,
+        1.848,
+        1.848,
+        1.848,
+        1.0,
     )
     assert (m["agents"], m["spawned_agents"], m["spawn_depth"]) == (2, 1, 1)
 
@@ -280,17 +305,21 @@ def test_langfuse_trace_of_genai_spans() -> None:
     # acts for itself; chat 0.001-5.985 s carries no gen_ai.usage, so Langfuse's usage details
     # count, 25 + 70 = 95; execute_tool get_weather at 5.986 s, whose gen_ai.tool.call.id is a
     # list of two ids (joined by a comma); chat 5.987-12.446 s, 631 + 35 = 666. The agent's own
-    # 631 + 35 are its chat's again, not counted. W = 5.984 + 6.459 = 12.443 s on one chain;
-    # makespan 12.446 - 0.001 = 12.445 s, observed speedup 0.9998.
+    # 631 + 35 are its chat's again, not counted; its own time is 0-0.001, 5.985-5.986,
+    # 5.986-5.987 and 12.446-12.447 s. W = 12.447 s on one chain: S = makespan = 12.447 s.
     (trace,), _ = imported((EXPORTS / "langfuse-microsoft-agent.json").read_bytes(), "genai")
     agent = "99981f6a-abd1-4d09-9fba-00e2ab172193"
     call = "run_9guMCbt68iSVgtsx6WdKMA18,call_Sz1QP8T7fuJkIECGDLFWOorq"
-    assert trace["agents"] == [{"id": agent, "role": "agent"}]
+    assert trace["agents"] == [{"id": agent, "role": "agent", "span_id": "026d1c61bcaa1743"}]
     assert events_of(trace) == [
+        ("step", agent, 0.0, 0.001, None),
         ("step", agent, 0.001, 5.985, 95),
+        ("step", agent, 5.985, 5.986, None),
         ("tool_call", agent, 5.986, 5.986, None, "get_weather", call),
         ("tool_result", agent, 5.986, 5.986, None, "get_weather", call),
+        ("step", agent, 5.986, 5.987, None),
         ("step", agent, 5.987, 12.446, 666),
+        ("step", agent, 12.446, 12.447, None),
     ]
     assert trace["costs"] == {
         "tool_calls": 1,
@@ -301,36 +330,57 @@ def test_langfuse_trace_of_genai_spans() -> None:
     }
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
-        12.443,
-        12.443,
-        12.445,
-        0.9998,
+        12.447,
+        12.447,
+        12.447,
+        1.0,
     )
 
 
 def test_langfuse_trace_of_langgraph() -> None:
     # LangGraph through Langfuse's own LangChain handler: observation types only (SPAN,
-    # GENERATION), no attributes, service unknown_service. From 09:38:56.228: the graph (0-2.61
-    # s) and its nodes contain; the steps are GENERATION 0.004-0.852 s (usage 60 + 15 = 75),
-    # should_continue at 0.853 s, Web-Search 0.857-0.858 s (a span, not a tool, to Langfuse),
-    # GENERATION 0.861-2.604 s (108 + 51 = 159), should_continue at 2.606 s. W = 0.848 + 0.001
-    # + 1.743 = 2.592 s on one chain; makespan 2.606 - 0.004 = 2.602 s, observed 0.9962.
+    # GENERATION), no attributes, service unknown_service; metadata.langgraph_node names each
+    # node. From 09:38:56.228: the graph (0-2.61 s, span b024c7ee..., no node) acts for the
+    # service. Its children are node spans, each a node's top span, so each starts an agent of
+    # the node's name, spawned by unknown_service: "agent" 0.003-0.854 s (span 98d3e025...)
+    # holds GENERATION 0.004-0.852 s (usage 60 + 15 = 75) and should_continue at 0.853 s;
+    # "tools" 0.855-0.858 s (span c8a18a38...) holds Web-Search 0.857-0.858 s (a span, not a
+    # tool, to Langfuse); "agent" again 0.86-2.607 s holds GENERATION 0.861-2.604 s (108 + 51
+    # = 159) and should_continue at 2.606 s. Every span's own time is its agent's step (the
+    # graph's 0-0.003, 0.854-0.855, 0.858-0.86 and 2.607-2.61 s; the nodes' the gaps around
+    # their children), and each return leads to the next spawn: W = 2.61 s on one chain,
+    # makespan 2.61 s, speedups 1.
     (trace,), _ = imported((EXPORTS / "langfuse-langgraph.json").read_bytes(), "langfuse")
-    agent = "unknown_service"
-    assert trace["agents"] == [{"id": agent, "role": "agent"}]
-    assert events_of(trace) == [
-        ("step", agent, 0.004, 0.852, 75),
-        ("step", agent, 0.853, 0.853, None),
-        ("step", agent, 0.857, 0.858, None),
-        ("step", agent, 0.861, 2.604, 159),
-        ("step", agent, 2.606, 2.606, None),
+    svc = "unknown_service"
+    assert trace["agents"] == [
+        {"id": svc, "role": "agent", "span_id": "b024c7ee7680b708"},
+        {"id": "agent", "role": "agent", "span_id": "98d3e02591797c04", "parent": svc},
+        {"id": "tools", "role": "agent", "span_id": "c8a18a38a3a115cb", "parent": svc},
     ]
-    assert [e["span_id"] for e in trace["events"]] == [
-        "4f6535aaebcda355",
-        "c7fbfdc6ab70ca4d",
-        "21441266a9f21251",
-        "5ba09605e0929d78",
-        "e638064431445dce",
+    assert [x for x in events_of(trace) if x[0] != "step" or x[4]] == [
+        ("spawn", svc, 0.003, 0.003, None),
+        ("step", "agent", 0.004, 0.852, 75),
+        ("return", "agent", 0.854, 0.854, None),
+        ("spawn", svc, 0.855, 0.855, None),
+        ("return", "tools", 0.858, 0.858, None),
+        ("spawn", svc, 0.86, 0.86, None),
+        ("step", "agent", 0.861, 2.604, 159),
+        ("return", "agent", 2.607, 2.607, None),
+    ]
+    steps = [(e["span_id"], e["t"], e["t_end"]) for e in trace["events"] if e["type"] == "step"]
+    assert [x for x in steps if x[0] not in ("b024c7ee7680b708", "98d3e02591797c04",
+                                             "3b239b11cbb2ac0b", "c8a18a38a3a115cb")] == [
+        ("4f6535aaebcda355", 0.004, 0.852),
+        ("c7fbfdc6ab70ca4d", 0.853, 0.853),
+        ("21441266a9f21251", 0.857, 0.858),
+        ("5ba09605e0929d78", 0.861, 2.604),
+        ("e638064431445dce", 2.606, 2.606),
+    ]  # fmt: skip
+    assert [x[1:] for x in steps if x[0] == "b024c7ee7680b708"] == [
+        (0.0, 0.003),
+        (0.854, 0.855),
+        (0.858, 0.86),
+        (2.607, 2.61),
     ]
     # cost details 7.5e-05 + 0.000159 USD
     assert trace["costs"] == {
@@ -342,10 +392,16 @@ def test_langfuse_trace_of_langgraph() -> None:
     }
     m = measured(trace)
     assert (m["work"], m["critical_path"], m["makespan"], m["observed_speedup"]) == (
-        2.592,
-        2.592,
-        2.602,
-        0.9962,
+        2.61,
+        2.61,
+        2.61,
+        1.0,
+    )
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["ideal_speedup"]) == (
+        3,
+        2,
+        1,
+        1.0,
     )
 
 
@@ -409,31 +465,56 @@ def test_openinference_langgraph_protobuf() -> None:
     # input 120 + 210 + 305 + 190 + 260 + 240 = 1325, output 6 + 24 + 58 + 7 + 95 + 5 = 195
     assert usage == {"llm.token_count.prompt": 1325, "llm.token_count.completion": 195}
 
+    # Each supervisor CHAIN is the top span of node supervisor (OpenInference's metadata
+    # JSON names langgraph_node): an agent "supervisor", spawned by newsroom at its start
+    # (0.002674944, 0.126782976 and 0.218084096 s) and returning at its end (0.033825024,
+    # 0.15573888 and 0.250616832 s); the AGENT spans are their nodes already. Every span's own
+    # time (what its children leave) is a step of its agent, so the steps cover the run from
+    # the root's start to its end, one after another.
     (trace,), note = imported(data)
     assert note == "" and trace["trace_id"] == "18a126ecf755b4dc2a04b7f602759d11"
-    news, res, wri, call = "newsroom", "researcher_agent", "writer_agent", "853c93ffea72ccc9"
+    news, sup, res, wri = "newsroom", "supervisor", "researcher_agent", "writer_agent"
+    call = "853c93ffea72ccc9"
     assert trace["agents"] == [
-        {"id": news, "role": "agent"},
-        {"id": res, "role": "agent", "parent": news},
-        {"id": wri, "role": "agent", "parent": news},
+        {"id": news, "role": "agent", "span_id": "16094ac3de090958"},
+        {"id": sup, "role": "agent", "span_id": "7af757e9e0afe1ff", "parent": news},
+        {"id": res, "role": "agent", "span_id": "e9d8242c20150840", "parent": news},
+        {"id": wri, "role": "agent", "span_id": "3338b4234b320e86", "parent": news},
     ]
-    assert events_of(trace) == [
-        ("step", news, 0.003808, 0.02708096, 126),
-        ("step", news, 0.032691968, 0.033235968, None),
+    assert [x for x in events_of(trace) if x[0] != "step" or x[4]] == [
+        ("spawn", news, 0.002674944, 0.002674944, None),
+        ("step", sup, 0.003808, 0.02708096, 126),
+        ("return", sup, 0.033825024, 0.033825024, None),
         ("spawn", news, 0.035066112, 0.035066112, None),
         ("step", res, 0.040211968, 0.072585984, 234),
         ("tool_call", res, 0.07394304, 0.07394304, None, "search_notes", call),
         ("tool_result", res, 0.092342016, 0.092342016, None, "search_notes", call),
         ("step", res, 0.093263104, 0.124647936, 363),
         ("return", res, 0.125668096, 0.125668096, None),
-        ("step", news, 0.127465984, 0.1536832, 197),
-        ("step", news, 0.154845952, 0.155260928, None),
+        ("spawn", news, 0.126782976, 0.126782976, None),
+        ("step", sup, 0.127465984, 0.1536832, 197),
+        ("return", sup, 0.15573888, 0.15573888, None),
         ("spawn", news, 0.159064832, 0.159064832, None),
         ("step", wri, 0.164299008, 0.215881984, 355),
         ("return", wri, 0.216923904, 0.216923904, None),
-        ("step", news, 0.224923136, 0.246454016, 245),
-        ("step", news, 0.247575808, 0.249793024, None),
+        ("spawn", news, 0.218084096, 0.218084096, None),
+        ("step", sup, 0.224923136, 0.246454016, 245),
+        ("return", sup, 0.250616832, 0.250616832, None),
     ]
+    # the route CHAINs are leaves, steps of supervisor: 0.032691968-0.033235968,
+    # 0.154845952-0.155260928 and 0.247575808-0.249793024 s; the tool is waited on
+    # 0.07394304-0.092342016 s
+    by_span = {e["span_id"]: (e["agent"], e["t"], e["t_end"]) for e in trace["events"]
+               if e["type"] == "step"}  # fmt: skip
+    assert [by_span[k] for k in ("8fc4dd4559bc67a2", "fd9732674278ef94", "60cceb7723807cd1")] == [
+        (sup, 0.032691968, 0.033235968),
+        (sup, 0.154845952, 0.155260928),
+        (sup, 0.247575808, 0.249793024),
+    ]
+    assert by_span[call] == (res, 0.07394304, 0.092342016)
+    steps = sorted((e["t"], e["t_end"]) for e in trace["events"] if e["type"] == "step")
+    assert steps[0][0] == 0.0 and steps[-1][1] == 0.251397888
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(steps))  # one after another
     # 1325 + 195 tokens; the wall clock is the root's end, 0.251397888 s
     assert trace["costs"] == {
         "tool_calls": 1,
@@ -441,25 +522,26 @@ def test_openinference_langgraph_protobuf() -> None:
         "tokens": 1520,
         "wall_clock_s": 0.251397888,
     }
-    # Each return leads to newsroom's next event (the researcher's at 0.125668096 to the step
-    # at 0.127465984, the writer's at 0.216923904 to the step at 0.224923136): the run is one
-    # chain, as it was sequential.
+    # Each return leads to newsroom's next event, its own step until the next spawn: the run
+    # is one chain, as it was sequential.
     ids = {(e["type"], e["t"]): e["id"] for e in trace["events"]}
     assert [(e["source"], e["target"]) for e in trace["edges"] if e["type"] == "return"] == [
-        (ids["return", 0.125668096], ids["step", 0.127465984]),
-        (ids["return", 0.216923904], ids["step", 0.224923136]),
+        (ids["return", 0.033825024], ids["step", 0.033825024]),
+        (ids["return", 0.125668096], ids["step", 0.125668096]),
+        (ids["return", 0.15573888], ids["step", 0.15573888]),
+        (ids["return", 0.216923904], ids["step", 0.216923904]),
+        (ids["return", 0.250616832], ids["step", 0.250616832]),
     ]
-    # The nine steps weigh 0.02327296 + 0.000544 (supervisor #1), 0.032374016 + 0.031384832
-    # (researcher), 0.026217216 + 0.000414976 (#2), 0.051582976 (writer), 0.02153088 +
-    # 0.002217216 (#3): W = 0.189539072 s, and the one chain holds them all, so S = W and the
-    # ideal speedup is 1. Makespan 0.249793024 - 0.003808 = 0.245985024 s, observed speedup
-    # W / makespan = 0.7705. Every step is an ancestor of the final route step: nothing wasted.
+    # The steps tile the run: W = makespan = 0.251397888 s, and the one chain holds them all,
+    # so S = W and both speedups are 1. Every step is an ancestor of the last: nothing wasted.
     m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (0.1895, 0.1895, 0.246)
-    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 0.7705)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (0.2514, 0.2514, 0.2514)
+    assert (m["ideal_speedup"], m["observed_speedup"]) == (1.0, 1.0)
     assert (m["wasted_work"], m["wasted_fraction"]) == (0.0, 0.0)
-    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (3, 2, 1, 1.0)
-    assert m["peak_concurrency"] == 2  # newsroom throughout, one worker at a time
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (4, 3, 1, 1.0)
+    # newsroom throughout, and supervisor from its first spawn to its last return beside the
+    # one worker running at a time
+    assert m["peak_concurrency"] == 3
 
 
 def span(sid: str, parent: str | None, start: float, end: float, **attrs: Any) -> dict[str, Any]:
@@ -530,10 +612,12 @@ def three_agents() -> bytes:
 
 
 def test_a_model_span_with_children_keeps_its_time_and_tokens() -> None:
-    # lead's chat runs 0-60 s; its children, the sub-agents, cover 10-30 and 20-50 s, so its
-    # own stretches are 0-10 and 50-60 s (20 s), the last holding its 1,000 tokens. Each
-    # sub-agent's chat is 5 s (50 tokens). Work: 20 + 5 + 5 = 30 s of steps (spawns, returns
-    # and tool calls take no time); tokens 1,000 + 50 + 50; makespan 60 s.
+    # lead's chat runs 0-60 s, covering lead's own span; its children, the sub-agents, cover
+    # 10-30 and 20-50 s, so its own stretches are 0-10 and 50-60 s (20 s), the last holding
+    # its 1,000 tokens. Each sub-agent's chat is 5 s (50 tokens), then it waits on its tool,
+    # 15-30 s (w0) and 25-50 s (w1). Work: 20 + 5 + 15 + 5 + 25 = 70 s of steps (spawns,
+    # returns and the calls themselves take no time); tokens 1,000 + 50 + 50; makespan 60 s:
+    # the two workers overlap 20-30 s, so the observed speedup is 70 / 60 = 1.1667.
     (trace,), _ = imported(three_agents())
     steps = [
         (e["agent"], e["t"], e["t_end"], e.get("tokens"))
@@ -543,23 +627,26 @@ def test_a_model_span_with_children_keeps_its_time_and_tokens() -> None:
     assert steps == [
         ("lead", 0.0, 10.0, None),
         ("w0", 10.0, 15.0, 50),
+        ("w0", 15.0, 30.0, None),
         ("w1", 20.0, 25.0, 50),
+        ("w1", 25.0, 50.0, None),
         ("lead", 50.0, 60.0, 1000),
     ]
     assert trace["costs"]["tokens"] == 1100
     assert [e["span_id"] for e in trace["events"]][:1] == ["a000"]  # ids as written
     m = measured(trace)
-    assert (m["work"], m["makespan"], m["observed_speedup"]) == (30.0, 60.0, 0.5)
+    assert (m["work"], m["makespan"], m["observed_speedup"]) == (70.0, 60.0, 1.1667)
     assert (m["agents"], m["spawned_agents"], m["spawn_depth"]) == (3, 2, 1)
     # Both returns (30 and 50 s) lead to lead's step at 50 s, which waits for them: the
-    # longest chain is lead's 10 s, a sub-agent's 5 s chat, lead's last 10 s = 25 s.
-    assert (m["critical_path"], m["ideal_speedup"]) == (25.0, 1.2)
+    # longest chain is lead's 10 s, w1's 5 s chat and 25 s wait, lead's last 10 s = 50 s.
+    assert (m["critical_path"], m["ideal_speedup"]) == (50.0, 1.4)
 
 
 def test_openinference_costs_are_kept_once() -> None:
     # An OpenInference CHAIN (0-10 s) reports llm.cost.total 0.5, the sum of its two LLM
     # spans: one with a total of 0.2, one with prompt 0.1 and completion 0.2 (0.3). The
-    # chain's own figure repeats theirs and is not counted: 0.2 + 0.3 = 0.5 USD in all.
+    # chain's own figure repeats theirs and is not counted: 0.2 + 0.3 = 0.5 USD in all. The
+    # chain's own time, 4-5 and 9-10 s, is a step of its own, with no cost.
     def oi(kind: str, **attrs: Any) -> dict[str, Any]:
         return {"openinference.span.kind": kind, **attrs}
 
@@ -572,7 +659,9 @@ def test_openinference_costs_are_kept_once() -> None:
     (trace,), _ = imported(data)
     assert [(e["span_id"], e.get("cost_usd")) for e in trace["events"]] == [
         ("l1", 0.2),
+        ("chain", None),
         ("l2", pytest.approx(0.3)),
+        ("chain", None),
     ]
     assert trace["costs"]["usd"] == 0.5
 
@@ -636,7 +725,8 @@ def test_tempo_responses_are_read(key: str) -> None:
 def test_vercel_ai_sdk_spans() -> None:
     # ai.generateText (0-10 s, 300 tokens in all) holds two model calls (doGenerate, 0-3 s with
     # 100 tokens and 6-10 s with 200) and a tool call (3-6 s): the outer total is not counted
-    # again, the tool call is a tool call.
+    # again, the tool call is a tool call, its 3 s waited on (a step); generateText has no
+    # time of its own.
     data = export(
         span(
             "g",
@@ -692,6 +782,7 @@ def test_vercel_ai_sdk_spans() -> None:
     assert kinds == [
         ("step", None, None, 100),
         ("tool_call", "weather", "call_1", None),
+        ("step", None, None, None),
         ("tool_result", "weather", "call_1", None),
         ("step", None, None, 200),
     ]
@@ -729,12 +820,15 @@ def test_javascript_spans_keep_their_parents_and_errors() -> None:
         ]
     ).encode()
     (trace,), _ = imported(data)
-    # the agent at the top acts for itself: chat 0-1.5 s (7 tokens), chat 2-2.5 s in error
+    # the agent at the top acts for itself: chat 0-1.5 s (7 tokens), chat 2-2.5 s in error,
+    # and the agent's own time between and after them, 1.5-2 s and 2.5-3.5 s
     assert [
         (e["agent"], e["t"], e["t_end"], e.get("tokens"), e.get("error")) for e in trace["events"]
     ] == [
         ("invoke_agent", 0.0, 1.5, 7, None),
+        ("invoke_agent", 1.5, 2.0, None, None),
         ("invoke_agent", 2.0, 2.5, None, "timed out"),
+        ("invoke_agent", 2.5, 3.5, None, None),
     ]
 
 

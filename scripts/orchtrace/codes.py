@@ -34,6 +34,12 @@ CODES: dict[str, tuple[str, str]] = {
         "(metrics only) the dependencies loop through other edges, among events that start "
         "together or from an event to itself, so no critical path exists",
     ),
+    "starts-before-source-ends": (
+        "warning",
+        "a temporal, causal, return, aggregate or tool_dependency edge whose target starts "
+        "before its source ends, so the order it claims does not hold (a critical path along "
+        "it could outrun the clock)",
+    ),
     "return-not-to-spawner": ("warning", "an agent returns to someone other than its spawner"),
     "after-despawn": ("warning", "an agent acts after its despawn"),
     "unmatched-tool-call": ("warning", "a tool call whose `call_id` no result answers"),

@@ -1,19 +1,21 @@
 """What `orchtrace import` holds its input and its output to, so that it never changes a value
 without a word and never writes a trace that `orchtrace validate` rejects.
 
-Input, the spans of an export (spans.read_spans, which already refuses a key that an object or
-an attribute list repeats): within one trace, a span listed twice (its tokens would count
-twice), a span that is its own parent or whose parents loop (it would become a second root, or
-be lost), a span that ends before it starts (clock skew), a negative token count. Output, each
-trace importers.to_traces makes: examined as `validate` examines a file, and refused on any
-error. Each refusal is an ImportError_ that names the span or the trace, led by the code
+Input, the spans of an export (spans.read_spans, which already refuses a key that an object or an
+attribute list repeats): within one trace, a span id listed twice for different spans (which is
+right cannot be told; copies of one span, and the start and end copies a console exporter writes,
+are read once), a span that is its own parent or whose parents loop (it would become a second root,
+or be lost), a span that ends before it starts (clock skew), a negative token count. A span with no
+end (a crashed or still running run's) ends with its last descendant, with a warning that names it.
+Output, each trace importers.to_traces makes: examined as `validate` examines a file, and refused on
+any error. Each refusal is an ImportError_ that names the span or the trace, led by the code
 `validate` gives the same fault (codes.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 import orjson
@@ -27,12 +29,12 @@ USAGE_KEY = "langfuse.observation.usage_details"
 
 
 def import_traces(data: bytes, convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
-    """The traces of the export DATA (see importers.to_traces), its input and output checked."""
-    spans = read_spans(data)
-    check_spans(spans)
+    """The traces of the export DATA (see importers.to_traces), its input and output checked,
+    and a note on what was recognised and on the spans read with a warning."""
+    spans, warnings = settle_spans(read_spans(data))
     traces, note = to_traces(spans, convention)
     check_traces(traces)
-    return traces, note
+    return traces, "; ".join([*([note] if note else []), *warnings])
 
 
 def _negative_tokens(span: Span) -> Any:
@@ -45,20 +47,99 @@ def _negative_tokens(span: Span) -> Any:
     return None
 
 
-def check_spans(spans: list[Span]) -> None:
-    """Refuse spans that would import as values the export does not hold (module docstring)."""
+def _copies(first: Span, other: Span) -> Span | None:
+    """The one span that two listings of a span id are, if they are one: identical copies,
+    or the copy a console exporter writes at a span's start (no end, the attributes known
+    then) and the one it writes at its end."""
+    if first.same_as(other):
+        return first
+    started, whole = (first, other) if not first.ended else (other, first)
+    agree = all(
+        getattr(started, k) == getattr(whole, k)
+        for k in ("trace_id", "span_id", "parent_id", "name", "start", "service")
+    )
+    known = all(whole.attrs.get(k, object()) == v for k, v in started.attrs.items())
+    return whole if not started.ended and whole.ended and agree and known else None
+
+
+def _unique(spans: list[Span]) -> tuple[list[Span], list[str]]:
+    """SPANS with each span id of a trace once: copies read once (with a note), different
+    spans under one id refused, naming both."""
+    seen: dict[tuple[str, str], int] = {}
+    out: list[Span] = []
+    notes: Counter[str] = Counter()
+    for span in spans:
+        key = (span.trace_id, span.span_id)
+        if key not in seen:
+            seen[key] = len(out)
+            out.append(span)
+            continue
+        first = out[seen[key]]
+        kept = _copies(first, span)
+        if kept is None:
+            of = f" of trace {span.trace_id}" if span.trace_id else ""
+            raise ImportError_(
+                f"duplicate-id: span {span.span_id}{of} is listed twice with different "
+                f"values, at {first.where or 'one place'} ({first.name}, {_when(first)}) and "
+                f"at {span.where or 'another'} ({span.name}, {_when(span)}); which is right "
+                "cannot be told"
+            )
+        out[seen[key]] = kept
+        notes[span.span_id] += 1
+    warnings = [
+        f"span {sid} is listed {n + 1} times, as one span: read once" for sid, n in notes.items()
+    ]
+    return out, warnings
+
+
+def _when(span: Span) -> str:
+    start = f"starts {span.start}"
+    return f"{start}, no end" if not span.ended else f"{start}, ends {span.end} (ns)"
+
+
+def _end_unended(spans: list[Span]) -> list[str]:
+    """Give each span with no end the end of its last descendant (its start when it has
+    none), so that it spans what it holds; one warning names each."""
+    children: dict[tuple[str, str], list[Span]] = defaultdict(list)
+    for span in spans:
+        if span.parent_id and span.parent_id != span.span_id:
+            children[(span.trace_id, span.parent_id)].append(span)
+    latest: dict[int, int] = {}  # id(span): the latest end of it and all below it
+    warnings = []
+    for root in spans:
+        if id(root) in latest:
+            continue
+        stack: list[tuple[Span, bool]] = [(root, False)]
+        while stack:  # after the loop check: parents do not loop
+            span, done = stack.pop()
+            below = children[(span.trace_id, span.span_id)]
+            if not done:
+                stack.append((span, True))
+                stack.extend((c, False) for c in below if id(c) not in latest)
+                continue
+            last = max((latest[id(c)] for c in below), default=span.start)
+            if not span.ended:
+                span.end = max(span.start, last)
+                warnings.append(
+                    f"span {span.span_id} ({span.name}) has no end: it ends with its last "
+                    f"descendant, {(span.end - span.start) / 1e9:g} s after its start"
+                )
+            latest[id(span)] = max(span.end, last)
+    return warnings
+
+
+def settle_spans(spans: list[Span]) -> tuple[list[Span], list[str]]:
+    """SPANS as the traces are made of them, and warnings: each span id once (see _unique),
+    each span with an end (see _end_unended); anything that would import as values the export
+    does not hold is refused (module docstring)."""
+    spans, warnings = _unique(spans)
     by_trace: dict[str, dict[str, Span]] = defaultdict(dict)
     for span in spans:
+        by_trace[span.trace_id][span.span_id] = span
         where = f"span {span.span_id} of trace {span.trace_id}"
-        seen = by_trace[span.trace_id]
-        if span.span_id in seen:
-            raise ImportError_(
-                f"duplicate-id: {where} is listed twice; its work and tokens would count twice"
-            )
-        seen[span.span_id] = span
         if span.parent_id == span.span_id:
             raise ImportError_(f"parent-cycle: {where} names itself as its parent")
-        if span.end < span.start:
+        if span.ended and span.end < span.start:
             raise ImportError_(
                 f"time-backwards: {where} ends {(span.start - span.end) / 1e9:g} s before it "
                 "starts (clocks out of step?)"
@@ -68,6 +149,7 @@ def check_spans(spans: list[Span]) -> None:
             raise ImportError_(f"negative-value: {where} counts {bad} tokens; a count is 0 or more")
     for trace_id, by_id in by_trace.items():
         _check_parents(trace_id, by_id)
+    return spans, warnings + _end_unended(spans)
 
 
 def _check_parents(trace_id: str, by_id: dict[str, Span]) -> None:

@@ -1,202 +1,53 @@
 """Turns exported spans (spans.py) into orchestration traces, one per traceId.
 
 Spans are read by the conventions they carry: the OpenTelemetry GenAI semantic conventions
-(`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain
-and LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing
-those, Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of
-the agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else
-its service): an agent span is a spawn by the parent agent and a return at its end, which the
-parent's next event waits for; a tool span a tool call and its result; a guardrail a safety
-event; a model span (chat, completion, embeddings), and a span of no known convention, steps
-over its own time, the stretches its children leave uncovered, its tokens on the last; any
-other span (chains, retrievers, the SDK's outer calls) a step when it has no children, else
-only the container of its children. A model span always counts its own tokens and cost (US
-dollars, `cost_usd`); any other span's are taken as the total of the spans below it and
-counted only when none of those carries them (on its return, its result, or its own
-stretches). traces/METRICS.md documents the mapping.
+(`gen_ai.operation.name`), OpenInference span kinds (`openinference.span.kind`, as LangChain and
+LangGraph instrumentations write them), the Vercel AI SDK's `ai.*` spans and, failing those,
+Langfuse's observation types (`langfuse.observation.type`). Each span becomes events of the
+agent it belongs to (its own agent for an agent span, else the nearest agent ancestor, else its
+service): an agent span is a spawn by the parent agent and a return at its end, which the
+parent's next event waits for, and so is a span of another service than its parent's (or linked
+to a span of the export, its parent absent) and a LangGraph node's top span; a tool span a tool
+call and its result; a guardrail a safety event; a model span (chat, completion, embeddings),
+and a span of no known convention, steps over its own time, the stretches its children leave
+uncovered, its tokens on the last; any other span (chains, retrievers, the SDK's outer calls) a
+step when it has no children, else only the container of its children. A model span always
+counts its own tokens and cost (US dollars, `cost_usd`); any other span's are taken as the total
+of the spans below it and counted only when none of those carries them (on its return, its
+result, or its own stretches). traces/METRICS.md documents the mapping.
 """
 
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .spans import ImportError_, Span, integer, json_mapping
-
-AGENT, TOOL, MODEL, CONTAINER, SAFETY, CREATE = (
-    "agent",
-    "tool",
-    "model",
-    "container",
-    "safety",
-    "create",
+from .conventions import (
+    AGENT,
+    CALL_IDS,
+    CONVENTIONS,
+    CREATE,
+    INPUT_TOKENS,
+    MEASURES,
+    MODEL,
+    OUTPUT_TOKENS,
+    OWN,
+    SAFETY,
+    TOOL,
+    TOOL_NAMES,
+    agent_name,
+    as_text,
+    carried,
+    delegated,
+    first_attr,
+    kind_of,
+    parents,
 )
-CONVENTIONS = {
-    "genai": "OpenTelemetry GenAI (gen_ai.operation.name)",
-    "openinference": "OpenInference (openinference.span.kind)",
-    "vercel": "Vercel AI SDK (ai.* spans)",
-    "langfuse": "Langfuse (langfuse.observation.type)",
-}
-GENAI_OPS = {
-    "invoke_agent": AGENT,
-    "create_agent": CREATE,
-    "execute_tool": TOOL,
-    "chat": MODEL,
-    "text_completion": MODEL,
-    "generate_content": MODEL,
-    "embeddings": MODEL,
-}
-OPENINFERENCE = {
-    "AGENT": AGENT,
-    "TOOL": TOOL,
-    "LLM": MODEL,
-    "EMBEDDING": MODEL,
-    "CHAIN": CONTAINER,
-    "RETRIEVER": CONTAINER,
-    "RERANKER": CONTAINER,
-    "EVALUATOR": CONTAINER,
-    "GUARDRAIL": SAFETY,
-}
-LANGFUSE = {
-    "agent": AGENT,
-    "tool": TOOL,
-    "generation": MODEL,
-    "embedding": MODEL,
-    "guardrail": SAFETY,
-}
-AGENT_NAMES = {
-    "genai": ("gen_ai.agent.name", "gen_ai.agent.id"),
-    "openinference": ("agent.name", "graph.node.id"),
-    "vercel": (),
-    "langfuse": ("gen_ai.agent.name", "agent.name"),
-}
-INPUT_TOKENS = (
-    "gen_ai.usage.input_tokens",
-    "gen_ai.usage.prompt_tokens",
-    "llm.token_count.prompt",
-    "ai.usage.inputTokens",
-    "ai.usage.promptTokens",
-    "ai.usage.tokens",  # an embedding's
-)
-OUTPUT_TOKENS = (
-    "gen_ai.usage.output_tokens",
-    "gen_ai.usage.completion_tokens",
-    "llm.token_count.completion",
-    "ai.usage.outputTokens",
-    "ai.usage.completionTokens",
-)
-TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
-CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
+from .spans import ImportError_, Span
 
-
-def _vercel_kind(operation: str) -> str:
-    if operation == "ai.toolCall":
-        return TOOL
-    if operation.endswith((".doGenerate", ".doStream", ".doEmbed")):
-        return MODEL
-    return CONTAINER
-
-
-def _carried(span: Span) -> str | None:
-    """The convention whose marker SPAN carries, if any."""
-    if "gen_ai.operation.name" in span.attrs:
-        return "genai"
-    if "openinference.span.kind" in span.attrs:
-        return "openinference"
-    operation = span.attrs.get("ai.operationId") or span.name
-    if isinstance(operation, str) and operation.startswith("ai."):
-        return "vercel"
-    return "langfuse" if "langfuse.observation.type" in span.attrs else None
-
-
-def _kind(span: Span, allowed: set[str]) -> tuple[str, str | None]:
-    """What SPAN is (AGENT, TOOL, ...) and the convention that says so, among ALLOWED."""
-    convention = _carried(span)
-    if convention not in allowed:
-        return CONTAINER, None
-    if convention == "genai":
-        return GENAI_OPS.get(str(span.attrs["gen_ai.operation.name"]), CONTAINER), convention
-    if convention == "openinference":
-        kind = str(span.attrs["openinference.span.kind"]).upper()
-        return OPENINFERENCE.get(kind, CONTAINER), convention
-    if convention == "langfuse":
-        kind = str(span.attrs["langfuse.observation.type"]).lower()
-        return LANGFUSE.get(kind, CONTAINER), convention
-    return _vercel_kind(str(span.attrs.get("ai.operationId") or span.name)), convention
-
-
-def _first(span: Span, keys: tuple[str, ...]) -> Any:
-    return next((span.attrs[k] for k in keys if span.attrs.get(k) not in (None, "")), None)
-
-
-def _text(value: Any) -> str:
-    """An attribute as text: a list's items joined by commas (not Python's list syntax)."""
-    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def _agent_name(span: Span, convention: str | None, own: bool = False) -> str:
-    """The agent SPAN names, else (OWN: SPAN is that agent's) its name or else its service."""
-    name = _first(span, AGENT_NAMES.get(convention or "", ())) if convention else None
-    fallback = (span.name, span.service) if own else (span.service, span.name)
-    return _text(name or next((f for f in fallback if f), span.span_id))
-
-
-def _count(raw: Any) -> int | None:
-    """A token count: a number, or an integer written as a string."""
-    return int(raw) if isinstance(raw, float) else integer(raw)
-
-
-def _usage_details(span: Span) -> list[int]:
-    """Input and output (else total) of Langfuse's usage details, a mapping or its JSON."""
-    usage = json_mapping(span.attrs.get("langfuse.observation.usage_details"))
-    counts = [c for c in (_count(usage.get(k)) for k in ("input", "output")) if c is not None]
-    total = _count(usage.get("total"))
-    return counts or ([total] if total is not None else [])
-
-
-def _tokens(span: Span) -> int | None:
-    """Input plus output tokens, reading the current attribute names before the older ones,
-    then a total, then Langfuse's usage details."""
-    counts = [_count(_first(span, names)) for names in (INPUT_TOKENS, OUTPUT_TOKENS)]
-    found = [c for c in counts if c is not None]
-    if not found:
-        total = _count(span.attrs.get("llm.token_count.total"))
-        found = [total] if total is not None else _usage_details(span)
-    return sum(found) if found else None
-
-
-def _dollars(raw: Any) -> float | None:
-    """A cost: a non-negative number, or one written as a string."""
-    if isinstance(raw, str):
-        try:
-            raw = float(raw)
-        except ValueError:
-            return None
-    ok = isinstance(raw, int | float) and not isinstance(raw, bool) and raw >= 0
-    return float(raw) if ok and raw == raw else None  # raw == raw: not NaN
-
-
-def _cost(span: Span) -> float | None:
-    """The span's cost in US dollars: OpenInference's total (else prompt plus completion),
-    then Langfuse's cost details (total, else input plus output)."""
-    total = _dollars(span.attrs.get("llm.cost.total"))
-    if total is not None:
-        return total
-    parts = [_dollars(span.attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
-    details = json_mapping(span.attrs.get("langfuse.observation.cost_details"))
-    if not any(p is not None for p in parts):
-        total = _dollars(details.get("total"))
-        if total is not None:
-            return total
-        parts = [_dollars(details.get(k)) for k in ("input", "output")]
-    found = [p for p in parts if p is not None]
-    return sum(found) if found else None
-
-
-MEASURES: dict[str, Callable[[Span], Any]] = {"tokens": _tokens, "cost_usd": _cost}
+__all__ = ["INPUT_TOKENS", "OUTPUT_TOKENS", "found", "to_traces"]
 
 
 def _own_stretches(span: Span) -> list[tuple[int, int]]:
@@ -215,7 +66,7 @@ def _own_stretches(span: Span) -> list[tuple[int, int]]:
 
 def found(spans: list[Span]) -> str:
     """What conventions SPANS follow, in words."""
-    counts = Counter(_carried(s) for s in spans)
+    counts = Counter(carried(s) for s in spans)
     parts = [f"{n} {CONVENTIONS[c]} span(s)" for c, n in counts.items() if c is not None]
     if counts[None]:
         parts.append(f"{counts[None]} span(s) of no known convention")
@@ -226,7 +77,7 @@ def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[st
     """One trace per traceId of SPANS, in the order they first appear, and a note on what was
     recognised. CONVENTION: 'auto' (every one below), 'genai' (or 'otlp'), 'openinference',
     'vercel' or 'langfuse'; one that no span follows is an ImportError_ naming what was found."""
-    counts = Counter(_carried(s) for s in spans)
+    counts = Counter(carried(s) for s in spans)
     if convention == "auto":
         allowed = set(CONVENTIONS)
         note = "" if set(counts) - {None} else f"no span follows {', '.join(CONVENTIONS.values())}"
@@ -250,6 +101,8 @@ def _tree(spans: list[Span]) -> list[Span]:
         s.children = []
     for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
         parent = by_id.get(s.parent_id or "")
+        if parent is None:  # a W3C link to a span of the export: what started this one
+            parent = next((by_id[k] for k in s.links if k in by_id and k != s.span_id), None)
         (parent.children if parent is not None and parent is not s else roots).append(s)
     if not roots:
         raise ImportError_("every span has a parent in the export: their parent links loop")
@@ -285,16 +138,80 @@ def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:
     return out
 
 
+def _uncovered(start: float, end: float, covered: list[tuple[float, float]]) -> list[Any]:
+    """The stretches of START..END outside COVERED (sorted, disjoint), and COVERED with
+    START..END added."""
+    pieces, at = [], start
+    for a, b in covered:
+        if b <= at or a >= end:
+            continue
+        if a > at:
+            pieces.append((at, a))
+        at = max(at, b)
+    if at < end:
+        pieces.append((at, end))
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted([*covered, (start, end)]):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    covered[:] = merged
+    return pieces
+
+
+def _one_at_a_time(
+    events: list[dict[str, Any]], lanes: dict[str, list[str]], first_hand: set[str]
+) -> dict[str, str]:
+    """Each agent's steps, made not to overlap: an agent's time is its work once, however many of
+    its spans cover it (a chain or a node wrapped around a model call, written beside it rather than
+    above it). Model steps go first, then the others, each in order of start, and each keeps what
+    the steps before it leave, split where they leave several stretches (its tokens, cost and error
+    on the last), or an instant at its end where they leave none. Returns the step each new piece
+    was split from, by id."""
+    by_id = {e["id"]: e for e in events}
+    made: dict[str, str] = {}  # the id of each piece of a split step: the step's
+    for lane in lanes.values():
+        steps = [by_id[i] for i in lane if by_id[i]["type"] == "step"]
+        steps.sort(key=lambda e: (e["id"] not in first_hand, e["t"], int(e["id"][2:])))
+        covered: list[tuple[float, float]] = []
+        for step in steps:
+            pieces = _uncovered(step["t"], step["t_end"], covered)
+            if pieces == [(step["t"], step["t_end"])] or step["t"] == step["t_end"]:
+                continue
+            if not pieces:
+                step["t"] = step["t_end"]
+                continue
+            carried: dict[str, Any] = {
+                k: step.pop(k) for k in ("tokens", "cost_usd", "error") if k in step
+            }
+            for k, (start, end) in enumerate(pieces):
+                piece = step if k == 0 else {**step, "id": f"ev{len(events) + 1}"}
+                piece.update(t=start, t_end=end)
+                if k == len(pieces) - 1:
+                    piece.update(carried)
+                if k:
+                    events.append(piece)
+                    lane.append(piece["id"])
+                    made[piece["id"]] = step["id"]
+    return made
+
+
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
     roots = _tree(spans)
+    parent_of = parents(roots, allowed)
     below = _carried_below(roots)
     t0 = min(s.start for s in spans)
     events: list[dict[str, Any]] = []
     edges: list[dict[str, str]] = []
     agents: dict[str, dict[str, Any]] = {}
     lanes: dict[str, list[str]] = defaultdict(list)
-    named: set[str] = set()  # the agents of agent spans
-    returned: list[tuple[str, str, str]] = []  # (return event, agent returned to, its spawn)
+    # (return event, agent returned to, its spawn, the run of that agent it returns to)
+    returned: list[tuple[str, str, str, int]] = []
+    # per run of an agent (the span it runs in): the numbers of the first and last events made in
+    # it, its own and those of the agents it spawns
+    run_start, run_end = [0], [float("inf")]
+    first_hand: set[str] = set()  # steps of model spans, whose time the agent's others yield
 
     def emit(kind: str, agent: str, t_ns: int, end_ns: int, span: Span, **extra: Any) -> str:
         eid = f"ev{len(events) + 1}"
@@ -311,13 +228,51 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         lanes[agent].append(eid)
         return eid
 
+    def above(agent: str) -> set[str]:
+        """The agents above AGENT: its parent, theirs, and so on."""
+        seen: set[str] = set()
+        at = agents.get(agent, {}).get("parent")
+        while at is not None and at not in seen:
+            seen.add(at)
+            at = agents.get(at, {}).get("parent")
+        return seen
+
+    def waits_for_last(inside: list[dict[str, Any]], closing: str) -> None:
+        """CLOSING (a return, a tool's result) follows the last of the events INSIDE its span
+        of its agent: at one instant, instants are otherwise side by side."""
+        at = events[-1]["t"]  # CLOSING's time (children may outlast a parent: clock skew)
+        last = max((e["t_end"] for e in inside if e["t_end"] <= at), default=None)
+        edges.extend(
+            {"source": e["id"], "target": closing, "type": "temporal"}
+            for e in inside
+            if e["t_end"] == last
+        )
+
+    def busy(agent: str, span: Span, error: str | None = None) -> None:
+        """Steps of AGENT over SPAN's own time (what its children leave), where it has any,
+        the last with ERROR: the time an agent spends in its own span, or waiting on a tool,
+        is its work too."""
+        stretches = [(start, end) for start, end in _own_stretches(span) if end > start]
+        for k, (start, end) in enumerate(stretches):
+            last = k == len(stretches) - 1
+            emit("step", agent, start, end, span, error=error if last else None, attributes=OWN)
+
     # depth first, without recursion (spans may nest thousands deep): a task is a span to
     # visit, with the agent it acts for, or the closing step of a span whose children are done
     tasks: list[tuple[Span, str | None] | Callable[[], None]] = [(r, None) for r in roots[::-1]]
 
-    def then_visit(children: list[Span], agent: str, closing: Callable[[], None] | None) -> None:
+    active: dict[int, frozenset[str]] = {}  # the agents at work around each span (by id())
+    run_of: dict[int, int] = {}  # the run of its agent each span acts in (by id(); 0 at the top)
+
+    def then_visit(
+        children: list[Span], agent: str, closing: Callable[[], None] | None, run: int
+    ) -> None:
         if closing is not None:
             tasks.append(closing)
+        if children:
+            around = active.get(id(parent_of.get(id(children[0]))), frozenset()) | {agent}
+            active.update((id(child), around) for child in children)
+            run_of.update((id(child), run) for child in children)
         tasks.extend((child, agent) for child in reversed(children))
 
     while tasks:
@@ -326,25 +281,36 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             task()
             continue
         span, agent = task
-        kind, convention = _kind(span, allowed)
+        run = run_of.get(id(span), 0)
+        kind, convention = kind_of(span, allowed)
+        delegate = delegated(span, kind, convention, parent_of.get(id(span)))
+        if delegate is not None and delegate != agent:
+            kind = AGENT
+        else:
+            delegate = None
         spent = _spent(span, kind, below)
         if kind == AGENT:
-            name = _agent_name(span, convention, own=True)
-            agents.setdefault(name, {"id": name, "role": "agent"})
-            named.add(name)
+            name = delegate or agent_name(span, convention, own=True)
+            if agent is not None and (name in active.get(id(span), ()) or name in above(agent)):
+                name = agent  # a call back to an agent above: the caller's work (no loop)
+            agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
             if agent is None or agent == name:
-                then_visit(span.children, name, None)
+                busy(name, span)
+                then_visit(span.children, name, None, run)
                 continue
             agents[name].setdefault("parent", agent)
             spawn = emit("spawn", agent, span.start, span.start, span, target=name)
+            first = len(events)  # the spawned agent's first event, if any
+            busy(name, span)
 
             def returns(
                 span: Span = span,
                 name: str = name,
                 agent: str = agent,
                 spawn: str = spawn,
-                first: int = len(events),
+                first: int = first,
                 spent: dict[str, Any] = spent,
+                runs: tuple[int, int] = (run, len(run_end)),
             ) -> None:
                 ret = emit(
                     "return",
@@ -356,22 +322,30 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     error=span.error,
                     **spent,
                 )
-                target = events[first]["id"] if first < len(events) - 1 else ret
-                edges.append({"source": spawn, "target": target, "type": "spawn"})
-                returned.append((ret, agent, spawn))
+                # the spawn leads to the spawned agent's first events in time (those of one
+                # instant run side by side: each waits for the spawn)
+                own = [e for e in events[first:-1] if e["agent"] == name]
+                begin = min((e["t"] for e in own), default=None)
+                starts = [e for e in own if e["t"] == begin] or [events[-1]]
+                edges.extend({"source": spawn, "target": e["id"], "type": "spawn"} for e in starts)
+                waits_for_last(own, ret)
+                returned.append((ret, agent, spawn, runs[0]))
+                run_end[runs[1]] = len(events)
 
-            then_visit(span.children, name, returns)
+            run_start.append(first + 1)  # the spawned agent's events are numbered after it
+            run_end.append(float("inf"))
+            then_visit(span.children, name, returns, len(run_end) - 1)
             continue
-        owner = agent or _agent_name(span, convention)
-        if convention is None and span.service and agent not in named:
-            owner = span.service  # a span of no convention works for its service
-        agents.setdefault(owner, {"id": owner, "role": "agent"})
+        owner = agent or agent_name(span, convention)  # another service's is a delegation
+        agents.setdefault(owner, {"id": owner, "role": "agent", "span_id": span.span_id})
         if kind == TOOL:
-            call_id = _text(_first(span, CALL_IDS) or span.span_id)
-            tool = _text(_first(span, TOOL_NAMES) or span.name)
+            call_id = as_text(first_attr(span, CALL_IDS) or span.span_id)
+            tool = as_text(first_attr(span, TOOL_NAMES) or span.name)
             call = emit(
                 "tool_call", owner, span.start, span.start, span, tool=tool, call_id=call_id
             )
+            first = len(events)
+            busy(owner, span)
 
             def answers(
                 span: Span = span,
@@ -379,6 +353,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                 tool: str = tool,
                 call_id: str = call_id,
                 call: str = call,
+                first: int = first,
                 spent: dict[str, Any] = spent,
             ) -> None:
                 result = emit(
@@ -393,11 +368,12 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
                     **spent,
                 )
                 edges.append({"source": call, "target": result, "type": "tool_dependency"})
+                waits_for_last([e for e in events[first:-1] if e["agent"] == owner], result)
 
-            then_visit(span.children, owner, answers)
+            then_visit(span.children, owner, answers, run)
             continue
         if kind == CREATE:
-            name = _agent_name(span, convention, own=True)
+            name = agent_name(span, convention, own=True)
             emit("spawn", owner, span.start, span.end, span, target=name, decision="spawn")
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
@@ -406,24 +382,46 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
                 extra = {"error": span.error, **spent} if last else {}
-                emit("step", owner, start, end, span, **extra)
+                step = emit("step", owner, start, end, span, **extra)
+                if kind == MODEL:
+                    first_hand.add(step)
         elif not span.children:
             emit("step", owner, span.start, span.end, span, error=span.error, **spent)
-        then_visit(span.children, owner, None)
+        else:
+            busy(owner, span, span.error)  # no other event of the span says it failed
+        then_visit(span.children, owner, None, run)
 
-    events.sort(key=lambda e: (e["t"], int(e["id"][2:])))
+    made = _one_at_a_time(events, lanes, first_hand)
+    events.sort(key=lambda e: (e["t"], e["t_end"], int(e["id"][2:])))  # instants first
     times = {e["id"]: e["t"] for e in events}
+    ends = {e["id"]: e["t_end"] for e in events}
     for lane in lanes.values():
         lane.sort(key=lambda i: (times[i], int(i[2:])))
-        for a, b in itertools.pairwise(lane):
-            if times[b] > times[a]:  # spans that start together run side by side
-                edges.append({"source": a, "target": b, "type": "temporal"})
-    for ret, parent, spawn in returned:  # the parent's next event waits for the answer
+        # an event follows the one of its agent that ended last by its start (and started
+        # before it): spans that overlap, or start together, run side by side
+        by_end = sorted(lane, key=lambda i: (ends[i], times[i], int(i[2:])))
+        keys = [(ends[i], times[i]) for i in by_end]
+        for b in lane:  # one that takes time follows the instants at its start too
+            find = bisect.bisect_right if ends[b] > times[b] else bisect.bisect_left
+            at = find(keys, (times[b], times[b]))
+            if at:
+                edges.append({"source": by_end[at - 1], "target": b, "type": "temporal"})
+    place = {i: k for lane in lanes.values() for k, i in enumerate(lane)}
+
+    def number(eid: str) -> int:  # the order events were made in (a split step's: its own)
+        return int(made.get(eid, eid)[2:])
+
+    for ret, parent, spawn, parent_run in returned:  # the parent's next events wait for it
         lane = lanes[parent]
         at = bisect.bisect_left(lane, times[ret], key=times.__getitem__)
-        at += at < len(lane) and lane[at] == spawn  # an agent span of no length ends as it starts
-        if at < len(lane):
-            edges.append({"source": ret, "target": lane[at], "type": "return"})
+        at = max(at, place[spawn] + 1)  # after the spawn (an agent span of no length ends as
+        # it starts, beside other spawns of that instant), in the same run of the parent
+        mine = [i for i in lane[at:] if run_start[parent_run] <= number(i) <= run_end[parent_run]]
+        if mine:  # every event of that instant waits: they run side by side
+            then = times[mine[0]]
+            edges.extend(
+                {"source": ret, "target": i, "type": "return"} for i in mine if times[i] == then
+            )
     counted: dict[str, Any] = {
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
         "messages": 0,

@@ -2,8 +2,10 @@
 
 Definitions (also in traces/METRICS.md):
 - Dependencies: every edge except safety_flow, plus each agent's own sequence: an event
-  depends on the agent's events at the latest earlier start time (events of one agent that
-  start together are parallel, so the order they are listed in does not matter).
+  depends on the agent's events that end by its start and started before it (steps mode, with
+  no ends: that start before it). Events of one agent that overlap, or start together, are
+  parallel: the critical path never exceeds the makespan, and the order events are listed in
+  does not matter.
 - Weight of an event: its duration (t_end - t) when every event has t_end, else 1 (a step).
 - Work W: total weight. Critical path S: the heaviest dependency chain; ideal speedup W / S.
 - Observed speedup: W / makespan (last t_end - first t), duration traces only.
@@ -16,7 +18,8 @@ Definitions (also in traces/METRICS.md):
   coverage: spawned agents with an event among the ancestors of the last aggregate. Wasted
   work: weight outside the final answer's ancestry.
 - Critical steps (Kimi PARL): per stage, the orchestrator's steps plus the longest sub-agent's
-  steps, summed over stages; a stage ends at each orchestrator aggregate.
+  steps, summed over stages; a stage ends at each orchestrator aggregate. Events marked
+  `attributes.own_time` (an imported span's own time) are not steps.
 """
 
 from __future__ import annotations
@@ -171,14 +174,28 @@ def _rewards(trace: Any) -> dict[str, dict[str, float]]:
     return {u: dict(c) for u, c in sorted(rewards.items())}
 
 
+def _own_time(tb: EventTable) -> np.ndarray:
+    """Which events are steps over a span's own time (`attributes.own_time`, as import marks
+    them): an agent's time between its calls, or waiting on a tool, rather than a step."""
+    try:
+        marks = tb.field("attributes")
+    except AttributeError:  # the artifact's events, which have no attributes of ours
+        return np.zeros(len(tb.ids), dtype=bool)
+    return np.fromiter(
+        (type(a) is dict and a.get("own_time") is True for a in marks), bool, len(marks)
+    )
+
+
 def _critical_steps(tb: EventTable, boss: int) -> dict[str, Any]:
     """Kimi PARL's measure: per stage, the orchestrator's steps plus the longest sub-agent's
     steps, summed over stages; a stage ends at each orchestrator aggregate (stage k holds the
     events with boundary[k-1] < t <= boundary[k])."""
     stages: list[dict[str, Any]] = []
-    if tb.ids:
+    counted = ~_own_time(tb) if tb.ids else np.zeros(0, dtype=bool)
+    if counted.any():
         codes, t, aggregates = tb.who, tb.times, tb.of_type("aggregate")
         bounds = np.sort(t[aggregates[codes[aggregates] == boss]])
+        codes, t = codes[counted], t[counted]
         stage = np.searchsorted(bounds, t, side="left").astype(np.int64)
         keys, counts = np.unique(stage * tb.event_agents + codes, return_counts=True)
         key_stage, key_code = keys // tb.event_agents, keys % tb.event_agents

@@ -1,12 +1,12 @@
 """Replays a trace's dependency graph: the critical path and each event's ancestry.
 
-Reads the event columns (table.py) and writes plain values: the critical path's length and
-events, and ancestry marks. Dependencies are every edge except safety_flow, plus each agent's
-own sequence: an event depends on the agent's events at the latest earlier start time (events
-of one agent that start together are parallel, so the order they are listed in does not
-matter). A large trace's second process (worker.py) runs the replay beside the checks: it reads
-the trace again for its ids, resolves the edge ends, and walks the graph once it has the
-weights.
+Reads the event columns (table.py) and writes plain values: the critical path's length and events,
+and ancestry marks. Dependencies are every edge except safety_flow, plus each agent's own sequence:
+an event depends on the agent's events that end by its start and started before it (in steps mode,
+which has no ends, those that start before it). Events of one agent that overlap, or start together,
+are parallel, so a critical path never exceeds the makespan and the order events are listed in does
+not matter. A large trace's second process (worker.py) runs the replay beside the checks: it reads
+the trace again for its ids, resolves the edge ends, and walks the graph once it has the weights.
 """
 
 from __future__ import annotations
@@ -34,31 +34,53 @@ def _chunks(*columns: np.ndarray, size: int = 1 << 18) -> Iterator[list[list[Any
 
 
 def _lanes(
-    codes: np.ndarray, t: np.ndarray, order: np.ndarray
+    codes: np.ndarray, t: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each agent's own sequence as edges: an event depends on the agent's events at the latest
-    earlier start time. Events of one agent that start together run in parallel; a group of
-    them hands on through one joint node (numbered from len(codes) on) rather than through an
-    edge for every pair. Returns sources, targets, and each joint node's group's last file
-    position, which places it in file order."""
+    """Each agent's own sequence as edges: an event depends on every event of its agent that ends by
+    its start and started before it, and one that takes time on the agent's instants at its start
+    too (events of one agent that overlap, or start together, run side by side). Rather than an edge
+    for every such pair, the lane's events in order of their ends hand on through a chain of prefix
+    nodes: the k-th stands for the first k+1 events, and is the k-th event itself when that event
+    depends on all before it (a lane of one thing after another needs no other node), else a joint
+    node (numbered from len(codes) on) fed by the one before and by the k-th event. An event depends
+    on the prefix node of the events that end before it starts. Returns sources, targets, and each
+    joint node's place in a topological order that file order extends (see _dependencies)."""
     n = len(codes)
+    none = np.zeros(0, np.int64)
     if not n:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    lane, start = codes[order], t[order]
-    new = np.r_[True, (lane[1:] != lane[:-1]) | (start[1:] != start[:-1])]
-    group = np.cumsum(new) - 1  # the group of each event, in lane order
-    heads = np.flatnonzero(new)
-    sizes = np.diff(np.r_[heads, n])
-    has_next = np.r_[lane[heads][1:] == lane[heads][:-1], False]
-    joint = (sizes > 1) & has_next
-    joint_id = np.full(len(heads), -1, dtype=np.int64)
-    joint_id[joint] = n + np.arange(np.count_nonzero(joint))
-    hands_on = np.where(sizes > 1, joint_id, order[heads])  # a group's single event, or joint
-    follows = (group > 0) & has_next[group - 1]  # events with an earlier group in their lane
-    into_joint = joint[group]
-    source = np.r_[hands_on[group[follows] - 1], order[into_joint]]
-    target = np.r_[order[follows], joint_id[group[into_joint]]]
-    return source, target, np.maximum.reduceat(order, heads)[joint]
+        return none, none, none
+    end = np.maximum(end, t)  # an event never ends before it starts
+    # the lane's events by (end, start), stable in file order, with each event's query
+    # (start, start) placed before any event of an equal key: what sorts before an event's
+    # query ends by its start and started before it
+    # (an event that takes time also waits for its agent's instants at its start)
+    lasts = (end > t).astype(np.int8)
+    both = np.lexsort((np.r_[np.ones(n), np.zeros(n)], np.r_[np.zeros(n, np.int8), lasts],
+                       np.r_[t, t], np.r_[end, t], np.r_[codes, codes]))  # fmt: skip
+    is_event = both < n
+    before: np.ndarray = np.cumsum(is_event) - is_event  # events sorted before each position
+    order = both[is_event]  # events by lane, then (end, start)
+    lane = codes[order]
+    heads = np.flatnonzero(np.r_[True, lane[1:] != lane[:-1]])
+    lane_start = np.repeat(heads, np.diff(np.r_[heads, n]))  # per sorted position
+    position = np.empty(n, np.int64)
+    position[order] = np.arange(n)
+    queries = both[~is_event] - n
+    prefix = np.empty(n, np.int64)  # per event: how many of its lane's events precede it
+    prefix[queries] = before[~is_event] - lane_start[position[queries]]
+    k = np.arange(n) - lane_start  # each sorted position's index in its lane
+    joint = prefix[order] != k
+    node = order.copy()  # the prefix node of each sorted position
+    node[joint] = n + np.arange(np.count_nonzero(joint))
+    waits = np.flatnonzero(prefix > 0)  # events after some of their lane's
+    at = lane_start[position[waits]] + prefix[waits] - 1
+    fed = np.flatnonzero(joint)
+    source = np.r_[node[at], node[fed - 1], order[fed]]
+    target = np.r_[waits, node[fed], node[fed]]
+    # a joint node sits after the latest (in file order) of the events it stands for
+    offset = lane.astype(np.int64) * n
+    latest = np.maximum.accumulate(order + offset) - offset
+    return source, target, latest[fed]
 
 
 def _walk(
@@ -135,22 +157,24 @@ def _ranks(n: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def _dependencies(
-    t: np.ndarray, codes: np.ndarray, source: np.ndarray, target: np.ndarray
+    t: np.ndarray, end: np.ndarray, codes: np.ndarray, source: np.ndarray, target: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """The dependency graph of events at times T by agents CODES, with the edges SOURCE ->
-    TARGET: every edge of it as (pred_of, node), sorted so that a node's predecessors come
-    before it, and the node count (events, then joint nodes)."""
+    """The dependency graph of events at times T to END by agents CODES, with the edges
+    SOURCE -> TARGET: every edge of it as (pred_of, node), sorted so that a node's
+    predecessors come before it, and the node count (events, then joint nodes)."""
     n = len(t)
-    # each agent's lane in time order (stable: equal times keep file order), then the edges
-    lane_source, lane_target, joints = _lanes(codes, t, np.lexsort((t, codes)))
-    size = n + len(joints)  # events, then the joint nodes of events that start together
+    lane_source, lane_target, latest = _lanes(codes, t, end)
+    size = n + len(latest)  # events, then the joint nodes of each lane
     source = np.concatenate([source, lane_source])
     target = np.concatenate([target, lane_target])
     # one edge per pair of nodes (an edge often repeats a lane step), first one kept in place
     first_of_pair = np.unique(target * max(size, 1) + source, return_index=True)[1]
     first_of_pair.sort()
     source, target = source[first_of_pair], target[first_of_pair]
-    place = np.r_[2 * np.arange(n), 2 * joints + 1]  # a joint node sits after its group
+    # an event at twice its file position; a joint node just after the latest event it
+    # stands for, joint nodes of one lane in their order
+    scale = n + 1
+    place = np.r_[2 * np.arange(n) * scale, (2 * latest + 1) * scale + np.arange(len(latest))]
     if np.all(place[source] < place[target]):  # file order is already a topological order
         by_target = np.argsort(place[target], kind="stable")
     else:
@@ -160,6 +184,7 @@ def _dependencies(
 
 def _replay(
     t: np.ndarray,
+    end: np.ndarray,
     codes: np.ndarray,
     source: np.ndarray,
     target: np.ndarray,
@@ -169,7 +194,7 @@ def _replay(
 ) -> tuple[float, list[int], bytes]:
     """Builds the dependency graph and walks it (see `_walk`); arrays in, plain values out, so
     that it can run in a second process."""
-    pred_of, node, size = _dependencies(t, codes, source, target)
+    pred_of, node, size = _dependencies(t, end, codes, source, target)
     weights = np.r_[weights, np.zeros(size - len(t))]
     return _walk(pred_of, node, weights, len(t), final, last_aggregate)
 
@@ -189,6 +214,7 @@ class Replay:
     worker: Worker | None
     ends: np.ndarray  # t_end, NaN where absent
     durations: bool
+    lane_ends: np.ndarray  # the ends the lanes order by: t_end in durations mode, else t
     weights: np.ndarray
     final: int
     last_aggregate: int
@@ -209,6 +235,7 @@ class Replay:
         keep = _dependency_edges(tb)
         return _replay(
             tb.times,
+            self.lane_ends,
             tb.who,
             tb.source[keep],
             tb.target[keep],
@@ -236,10 +263,11 @@ def start_replay(tb: EventTable, worker: Worker | None = None) -> Replay:
         final = last_aggregate
     elif n:
         final = int(np.flatnonzero(t == t.max())[-1])
+    lane_ends = ends if durations else t
     if worker is not None:
         who = tb.who.astype(np.int32)  # half the bytes through the pipe
-        worker.send((t, who, weights, final, last_aggregate, _dependency_edges(tb)))
-    return Replay(tb, worker, ends, durations, weights, final, last_aggregate)
+        worker.send((t, lane_ends, who, weights, final, last_aggregate, _dependency_edges(tb)))
+    return Replay(tb, worker, ends, durations, lane_ends, weights, final, last_aggregate)
 
 
 def second_reading(text: str | bytes) -> Generator[Any, Any, None]:
@@ -249,6 +277,6 @@ def second_reading(text: str | bytes) -> Generator[Any, Any, None]:
     ids, wanted = decode_ids(text)
     ends, repeats = locate(ids, wanted)
     del ids, wanted
-    t, who, weights, final, last_aggregate, keep = yield ends, repeats
+    t, lane_ends, who, weights, final, last_aggregate, keep = yield ends, repeats
     m = len(keep)
-    yield _replay(t, who, ends[:m][keep], ends[m:][keep], weights, final, last_aggregate)
+    yield _replay(t, lane_ends, who, ends[:m][keep], ends[m:][keep], weights, final, last_aggregate)

@@ -107,11 +107,12 @@ def _rollouts(record: Record) -> Iterator[tuple[str, Rollout | None, tuple[str, 
     if record.failed is not None:
         yield record.label, None, record.failed
     elif record.spans:
+        from .importcheck import settle_spans
         from .importers import to_traces
         from .spans import ImportError_, read_spans
 
         try:
-            traces, _ = to_traces(read_spans(record.text), "auto")
+            traces, _ = to_traces(settle_spans(read_spans(record.text))[0], "auto")
         except ImportError_ as exc:
             yield record.label, None, ("import-failed", str(exc))
             return

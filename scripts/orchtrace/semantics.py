@@ -22,6 +22,8 @@ from .validate import Report, _number
 
 TIME_TOLERANCE = 1e-6
 ORDERING_EDGES = frozenset({"causal", "spawn", "return", "aggregate"})
+# edges that say their target comes after their source has finished
+AFTER_EDGES = frozenset({"temporal", "causal", "return", "aggregate", "tool_dependency"})
 
 
 def find_cycle(n: int, succ: list[list[int]]) -> list[int] | None:
@@ -179,6 +181,34 @@ def semantics(
                 )
 
 
+def _before_end(
+    tb: EventTable, resolved: np.ndarray, late: set[int]
+) -> list[tuple[int, str, str, str]]:
+    """Edges that say their target follows their source, whose target starts before the
+    source ends: the order they claim would let a critical path outrun the clock."""
+    raw = tb.field("t_end")
+    try:
+        ends = np.array(raw, dtype=np.float64)  # None becomes NaN
+    except (TypeError, ValueError, OverflowError):  # a malformed end, which the schema reports
+        ends = np.array([x if _number(x) else np.nan for x in raw], dtype=np.float64)
+    if not resolved.size or np.isnan(ends).all():
+        return []
+    source, target, times = tb.source[resolved], tb.target[resolved], tb.times
+    early = times[target] < ends[source] - TIME_TOLERANCE  # NaN compares False
+    found = []
+    for j in resolved[early].tolist():
+        kind = tb.edge_types[j]
+        if kind not in AFTER_EDGES or j in late:
+            continue
+        s, d = int(tb.source[j]), int(tb.target[j])
+        msg = (
+            f"{kind} edge from {tb.ids[s]} (ends t={raw[s]}) to {tb.ids[d]}, "
+            f"which starts at t={tb.t[d]}, before its source ends"
+        )
+        found.append((j, f"$.edges[{j}]", "starts-before-source-ends", msg))
+    return found
+
+
 def _edges(
     rep: Report,
     edges: list[Any],
@@ -209,6 +239,7 @@ def _edges(
         s, d = int(source[j]), int(target[j])
         msg = f"{tb.edge_types[j]} edge from t={t[s]} to t={t[d]}"
         found.append((j, f"$.edges[{j}]", "time-backwards", msg))
+    found += _before_end(tb, np.flatnonzero(resolved), set(late))
     for _, pointer, code, msg in sorted(found, key=lambda f: f[0]):
         rep.add(pointer, code, msg)
     if np.all(both[0] < both[1]):  # every edge points forward in file order: no cycle

@@ -3,8 +3,11 @@ Collector's file exporter writes), Grafana Tempo's API responses (`{"batches": [
 `{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, a list of Jaeger spans, or API
 v3's `{"result": {"resourceSpans": [...]}}`), OpenTelemetry JS spans as JSON (a list of
 objects with `spanContext` and `[seconds, nanoseconds]` times), Langfuse traces
-(`{"trace": {...}, "observations": [...]}`) and OTLP protobuf (an ExportTraceServiceRequest,
-read with opentelemetry-proto).
+(`{"trace": {...}, "observations": [...]}`, or the observations alone), one Jaeger trace
+(`{"traceID", "spans", "processes"}`), the shapes spanshapes.py reads (console and dump
+formats), and OTLP protobuf (an ExportTraceServiceRequest, read with opentelemetry-proto);
+JSON records may follow one another with only white space between, and a UTF-16 file with a
+byte order mark is read.
 
 A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
 keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
@@ -44,6 +47,17 @@ class Span:
     service: str = ""
     error: str | None = None
     children: list[Span] = field(default_factory=list)
+    ended: bool = True  # False: the export gives no end (a crashed or running span)
+    links: list[str] = field(default_factory=list)  # ids of spans it links to (W3C links)
+    where: str = ""  # where the export holds it, for messages
+
+    def same_as(self, other: Span) -> bool:
+        """Whether OTHER is a copy of this span (children and position aside)."""
+        return all(
+            getattr(self, k) == getattr(other, k)
+            for k in ("trace_id", "span_id", "parent_id", "name", "start", "end", "attrs",
+                      "service", "error", "ended", "links")
+        )  # fmt: skip
 
 
 def _id(raw: Any, size: int) -> str:
@@ -146,11 +160,16 @@ def loads(data: bytes | str) -> Any:
 
 def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
     start = integer(s.get("startTimeUnixNano", 0))
-    end = integer(s.get("endTimeUnixNano", s.get("startTimeUnixNano", 0)))
+    end = integer(s.get("endTimeUnixNano") or 0)
     if start is None or end is None:
         raise ImportError_(f"{where}: start and end times must be integers (nanoseconds)")
     status: dict[str, Any] = s["status"] if isinstance(s.get("status"), dict) else {}
     failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    links = [
+        _id(link.get("spanId"), 8)
+        for link in _objects(s.get("links") or [], f"{where}.links", False)
+        if link.get("spanId")
+    ]
     return Span(
         _id(s.get("traceId"), 16),
         _id(s.get("spanId"), 8),
@@ -161,6 +180,9 @@ def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
         _attributes(s.get("attributes"), f"{where}.attributes"),
         service,
         str(status.get("message") or "error") if failed else None,
+        ended=end > 0,
+        links=links,
+        where=where,
     )
 
 
@@ -180,6 +202,9 @@ def _resource_spans(batches: Any, where: str) -> list[Span]:
 
 def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Span:
     start, duration = integer(s.get("startTime")), integer(s.get("duration", 0))
+    missing = [k for k in ("traceID", "spanID", "startTime") if k not in s]
+    if missing:
+        raise ImportError_(f"{where}: looks like a Jaeger span, but it lacks {', '.join(missing)}")
     if start is None or duration is None:
         raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
     tags = _unique_keys(
@@ -189,6 +214,8 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     )  # fmt: skip
     refs = _objects(s.get("references") or [], f"{where}.references")
     parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"), None)
+    links = [str(r["spanID"]) for r in refs if r.get("refType") == "FOLLOWS_FROM" and
+             r.get("spanID")]  # fmt: skip
     process = s.get("process") or processes.get(str(s.get("processID")), {})
     failed = tags.get("error") in (True, "true") or tags.get("otel.status_code") == "ERROR"
     return Span(
@@ -201,6 +228,8 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
         tags,
         str(process.get("serviceName", "")) if isinstance(process, dict) else "",
         str(tags.get("otel.status_description") or "error") if failed else None,
+        links=links,
+        where=where,
     )
 
 
@@ -230,7 +259,7 @@ def _hrtime(raw: Any) -> int | None:
 
 def _js_span(s: dict[str, Any], where: str) -> Span:
     """A span as OpenTelemetry JS holds it (ReadableSpan), written as JSON."""
-    start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", s.get("startTime")))
+    start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", [0, 0]))
     if start is None or end is None:
         raise ImportError_(f"{where}: startTime and endTime must be [seconds, nanoseconds]")
     context, status = _mapping(s.get("spanContext")), _mapping(s.get("status"))
@@ -246,6 +275,8 @@ def _js_span(s: dict[str, Any], where: str) -> Span:
         dict(_mapping(s.get("attributes"))),
         str(service or ""),
         str(status.get("message") or "error") if status.get("code") == 2 else None,
+        ended=end > 0,
+        where=where,
     )
 
 
@@ -267,10 +298,12 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
     for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
         at = f"{where}observations[{i}]"
         start = _iso(o.get("startTime"), f"{at}.startTime")
-        end = _iso(o.get("endTime") or o.get("startTime"), f"{at}.endTime")
+        end = _iso(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
         meta = json_mapping(o.get("metadata"))
         attrs = dict(_mapping(meta.get("attributes")))
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
+        if isinstance(meta.get("langgraph_node"), str):  # the LangGraph node it runs in
+            attrs.setdefault("langgraph_node", meta["langgraph_node"])
         if usage := _mapping(o.get("usageDetails")):
             attrs.setdefault("langfuse.observation.usage_details", usage)
         if cost := _mapping(o.get("costDetails")):
@@ -288,20 +321,69 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
                 attrs,
                 str(service or ""),
                 str(o.get("statusMessage") or "error") if o.get("level") == "ERROR" else None,
+                ended=end > 0,
+                where=at,
             )
         )
     return spans
 
 
+def _jaeger_trace(t: dict[str, Any], at: str) -> list[Span]:
+    """The spans of one Jaeger trace object ({"traceID", "spans", "processes"})."""
+    processes: dict[str, Any] = t["processes"] if isinstance(t.get("processes"), dict) else {}
+    where = f"{at}spans"
+    return [
+        _jaeger_span(s, f"{where}[{k}]", processes)
+        for k, s in enumerate(_objects(t.get("spans", []), where))
+    ]
+
+
+def _listed(doc: list[Any], where: str) -> list[Span]:
+    """The spans of a list: Jaeger spans as its UI writes them, OpenTelemetry JS spans,
+    Langfuse observations, a Datadog trace list (a list of lists), or spans of any shape
+    spanshapes reads."""
+    from . import spanshapes
+
+    if doc and all(isinstance(t, list) for t in doc):  # Datadog: a list of traces
+        return [
+            sp
+            for i, trace in enumerate(doc)
+            for k, s in enumerate(trace)
+            for sp in _listed_item(s, f"{where}[{i}][{k}]")
+        ]
+    items = _objects(doc, where, strict=False)
+    if not items and doc:
+        raise ImportError_(spanshapes.refusal(doc, where))
+    first = items[0] if items else {}
+    if "spanContext" in first:
+        return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
+    observed = "type" in first or "parentObservationId" in first
+    if observed and isinstance(first.get("startTime"), str):  # Langfuse's, with no trace
+        return _langfuse({"observations": items}, f"{where}." if where else "")
+    if spanshapes.shape(first) is not None:
+        return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
+    if "spanID" in first or "operationName" in first:
+        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
+    raise ImportError_(spanshapes.refusal(doc, where))
+
+
+def _listed_item(item: Any, where: str) -> list[Span]:
+    from . import spanshapes
+
+    kind = spanshapes.shape(item)
+    if kind is None:
+        raise ImportError_(spanshapes.refusal(item, where))
+    return spanshapes.read(kind, item, where)
+
+
 def _document(doc: Any, where: str) -> list[Span]:
     """The spans of one decoded export, in any of the shapes in the module docstring."""
-    if isinstance(doc, list):  # Jaeger spans as its UI writes them, or OpenTelemetry JS spans
-        items = _objects(doc, where)
-        if items and "spanContext" in items[0]:
-            return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
-        return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
+    from . import spanshapes
+
+    if isinstance(doc, list):
+        return _listed(doc, where)
     if not isinstance(doc, dict):
-        raise ImportError_(f"{where or 'the export'}: expected a JSON object")
+        raise ImportError_(f"{where or 'the export'}: expected a JSON object or list")
     prefix = f"{where}." if where else ""
     if "resourceSpans" in doc:
         return _resource_spans(doc["resourceSpans"], f"{prefix}resourceSpans")
@@ -311,24 +393,22 @@ def _document(doc: Any, where: str) -> list[Span]:
         return _document(doc["result"], f"{prefix}result")
     if "batches" in doc:  # Tempo
         return _resource_spans(doc["batches"], f"{prefix}batches")
+    kind = spanshapes.shape(doc)
+    if kind is not None:  # before Tempo's v2 API: AgentOps' JSON holds a "trace" too
+        return spanshapes.read(kind, doc, where)
     if isinstance(doc.get("trace"), dict):  # Tempo's v2 API
         inner = doc["trace"]
         key = "resourceSpans" if "resourceSpans" in inner else "batches"
         return _resource_spans(inner.get(key, []), f"{prefix}trace.{key}")
     if "data" in doc:  # Jaeger's API
-        spans = []
-        for i, t in enumerate(_objects(doc["data"], f"{prefix}data")):
-            processes = t.get("processes") if isinstance(t.get("processes"), dict) else {}
-            at = f"{prefix}data[{i}].spans"
-            spans += [
-                _jaeger_span(s, f"{at}[{k}]", processes)
-                for k, s in enumerate(_objects(t.get("spans", []), at))
-            ]
-        return spans
-    raise ImportError_(
-        f"{where or 'the export'}: expected OTLP JSON (resourceSpans), a Tempo response "
-        "(batches, trace), a Jaeger response (data, result) or a Langfuse trace (observations)"
-    )
+        return [
+            s
+            for i, t in enumerate(_objects(doc["data"], f"{prefix}data"))
+            for s in _jaeger_trace(t, f"{prefix}data[{i}].")
+        ]
+    if "traceID" in doc and isinstance(doc.get("spans"), list):  # one Jaeger trace
+        return _jaeger_trace(doc, prefix)
+    raise ImportError_(spanshapes.refusal(doc, where))
 
 
 def _protobuf(data: bytes) -> list[Span]:
@@ -346,24 +426,68 @@ def _protobuf(data: bytes) -> list[Span]:
     return _document(MessageToDict(request), "")  # bytes ids come as base64: see _id
 
 
+def _text(data: bytes) -> bytes:
+    """DATA as UTF-8: a UTF-16 export with its byte order mark (a Windows redirect) is read,
+    a UTF-8 mark dropped; UTF-16 without a mark is refused with what to do."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16").encode()
+        except UnicodeDecodeError as exc:
+            raise ImportError_(f"UTF-16 that cannot be decoded (byte {exc.start})") from exc
+    if data[:3] == b"\xef\xbb\xbf":
+        return data[3:]
+    head = data[:64]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):
+        raise ImportError_("UTF-16 without a byte order mark: re-save it as UTF-8")
+    return data
+
+
+def _stream(text: bytes) -> list[Any]:
+    """JSON values one after another (OpenTelemetry's console exporters print pretty records
+    with nothing between them but white space); a fault is a JSONDecodeError."""
+    decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+    body = text.decode()
+    docs: list[Any] = []
+    at = 0
+    while True:
+        while at < len(body) and body[at].isspace():
+            at += 1
+        if at >= len(body):
+            return docs
+        doc, at = decoder.raw_decode(body, at)
+        docs.append(doc)
+
+
 def read_spans(data: bytes) -> list[Span]:
-    """The spans of an export: JSON, JSON Lines or OTLP protobuf."""
+    """The spans of an export: JSON, JSON Lines, JSON records one after another, or OTLP
+    protobuf; UTF-8, or UTF-16 with a byte order mark."""
+    data = _text(data)
     head = data.lstrip()[:1]
     if head not in (b"{", b"["):
         spans = _protobuf(data)
     else:
+        unit = "line"
         try:
             try:
                 docs = [loads(data)]
-            except json.JSONDecodeError:
-                docs = [loads(line) for line in data.splitlines() if line.strip()]
+            except json.JSONDecodeError as whole:
+                try:
+                    docs = [loads(line) for line in data.splitlines() if line.strip()]
+                except json.JSONDecodeError:
+                    unit = "record"
+                    try:
+                        docs = _stream(data)
+                    except json.JSONDecodeError:
+                        raise whole from None
         except json.JSONDecodeError as exc:
             raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
         except UnicodeDecodeError as exc:
             raise ImportError_(f"not UTF-8: byte {exc.start} cannot be decoded") from exc
+        except RecursionError as exc:
+            raise ImportError_("nested too deeply to read") from exc
         spans = []
         for n, doc in enumerate(docs):
-            spans += _document(doc, f"line {n + 1}" if len(docs) > 1 else "")
+            spans += _document(doc, f"{unit} {n + 1}" if len(docs) > 1 else "")
     if not spans:
         raise ImportError_("the export holds no spans")
     return spans

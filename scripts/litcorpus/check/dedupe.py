@@ -121,9 +121,21 @@ def record_ids(rec: Record, schemes: dict[str, IdScheme]) -> dict[tuple[str, str
     return found
 
 
-def _pair_problem(later: Record, first: Record, what: str, path: FieldPath) -> Problem:
+def _pair_problem(
+    later: Record, first: Record, what: str, path: FieldPath, repeats: bool = False
+) -> Problem:
     line, col = later.doc.where(path)
     field = ".".join(map(str, path))
+    if repeats and later.kind == first.kind:
+        return Problem(
+            later.path,
+            "shared-id",
+            f"{what} as {first.path}: a repository works may share, not the same work",
+            line,
+            col,
+            field,
+            "nothing to do if they are two works; merge them if they are one",
+        )
     if later.kind != first.kind:
         return Problem(
             later.path,
@@ -224,7 +236,9 @@ def find_duplicates(corpus: Corpus) -> list[Problem]:
         for ident, path in sorted(record_ids(rec, corpus.taxonomy.id_schemes).items()):
             first = owners.setdefault(ident, rec)
             if first is not rec:
-                problems.append(_pair_problem(rec, first, f"same {ident[0]} id {ident[1]}", path))
+                repeats = corpus.taxonomy.id_schemes[ident[0]].may_repeat
+                what = f"same {ident[0]} id {ident[1]}"
+                problems.append(_pair_problem(rec, first, what, path, repeats))
     titles = {}
     for i, rec in enumerate(records):
         title = rec.data.get(corpus.taxonomy.kinds[rec.kind].title_field)

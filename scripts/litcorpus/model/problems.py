@@ -56,6 +56,7 @@ CODES: dict[str, str] = {
     "duplicate-key": "Two records share a key.",
     "duplicate-id": "Two records share an arXiv id, DOI or other identifier.",
     "near-duplicate-title": "Two records have near-identical titles.",
+    "shared-id": "Two records share an identifier of a shared scheme (a code repository).",
     "retained-and-excluded": "The same work is both a retained entry and an exclusion.",
     "taxonomy-invalid": "taxonomy.yaml is malformed or refers to something undeclared.",
     "taxonomy-duplicate-id": "An axis, field or value id is declared twice.",
@@ -72,7 +73,9 @@ CODES: dict[str, str] = {
 }
 # The codes that report what a reader may still want to know, but that do not make the corpus
 # wrong: they fail only `check --strict`. Every other code is an error.
-WARNINGS = frozenset({"unexpected-file", "whitespace", "near-duplicate-title", "retired-value"})
+WARNINGS = frozenset(
+    {"unexpected-file", "whitespace", "near-duplicate-title", "shared-id", "retired-value"}
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,7 @@ class IdScheme:
     example: str
     url: str
     version_suffix: re.Pattern[str] | None = None
+    may_repeat: bool = False  # it names what works may share (a code repository), not a work
 
 
 @dataclass(slots=True)
@@ -145,6 +146,7 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
             r.get(s, path, "example", str),
             r.get(s, path, "url", str),
             suffix,
+            r.get(s, path, "may_repeat", bool, False),
         )
     kinds = {}
     for path, k in r.items(root, (), "kinds", dict):

@@ -1,0 +1,268 @@
+"""The span exports that print or dump spans rather than send them, read into plain spans
+(spans.Span): OpenTelemetry Python's `ReadableSpan.to_json()` (what its ConsoleSpanExporter
+prints, pretty-printed records one after another), Arize Phoenix's span JSON (the same
+`context` and ISO times, with `span_kind` and attributes nested by dots), OpenTelemetry Go's
+stdouttrace (`SpanContext`, `Parent`, `StartTime`), Datadog trace lists (a list of traces,
+each a list of spans, `start` and `duration` in nanoseconds, tags in `meta` and `metrics`) and
+AgentOps' trace API JSON (`{"trace": ..., "spans": [...]}` with `span_name` and ISO times;
+its `agentops.span.kind` agent, llm and tool are read as the GenAI operations invoke_agent,
+chat and execute_tool).
+
+`shape` names the shape a decoded document is in, and `refusal` says, for one that no reader
+takes, which shape it looks like and what it lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from .spans import ImportError_, Span, integer
+
+# an ISO 8601 time with up to nine digits of fraction (Go writes nanoseconds)
+_ISO = re.compile(
+    r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?\d*(Z|[+-]\d{2}:?\d{2})?$"
+)
+_GO_ZERO = "0001-01-01T00:00:00Z"  # Go's zero time: a span not ended
+
+
+def iso_ns(raw: Any, where: str) -> int:
+    """An ISO 8601 time in nanoseconds since the epoch, to the nanosecond (UTC unless it says
+    otherwise)."""
+    m = _ISO.match(str(raw).strip())
+    if m is None:
+        raise ImportError_(f"{where}: {raw!r} is not an ISO 8601 time")
+    whole, fraction, zone = m.groups()
+    moment = datetime.fromisoformat(whole + (zone or "").replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    seconds = int(moment.timestamp())
+    return seconds * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
+
+
+def _mapping(raw: Any) -> dict[str, Any]:
+    return raw if isinstance(raw, dict) else {}
+
+
+def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested attributes (Phoenix's, AgentOps') as dotted keys: {"llm": {"model": m}} is
+    {"llm.model": m}; lists and plain values are kept as they are."""
+    out: dict[str, Any] = {}
+    stack = [(prefix, raw)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, dict) and value:
+            stack.extend((f"{at}.{k}" if at else str(k), v) for k, v in value.items())
+        elif at:
+            out[at] = value
+    return out
+
+
+def _hex_id(raw: Any) -> str:
+    """An id as OpenTelemetry Python prints it (0x-prefixed hex) or as written."""
+    text = str(raw or "")
+    return text[2:] if text.startswith("0x") else text
+
+
+def _python_span(s: dict[str, Any], where: str) -> Span:
+    """ReadableSpan.to_json(), or Phoenix's span JSON."""
+    context = _mapping(s.get("context"))
+    status = _mapping(s.get("status"))
+    code = str(status.get("status_code") or s.get("status_code") or "")
+    attrs = flatten(s.get("attributes"))
+    if s.get("span_kind") and "openinference.span.kind" not in attrs:
+        attrs["openinference.span.kind"] = str(s["span_kind"])
+    service = flatten(_mapping(s.get("resource")).get("attributes")).get("service.name")
+    end = s.get("end_time")
+    links = [_hex_id(_mapping(x.get("context")).get("span_id")) for x in s.get("links") or []
+             if isinstance(x, dict)]  # fmt: skip
+    failed = code.upper().endswith("ERROR")
+    message = status.get("description") or s.get("status_message") or "error"
+    return Span(
+        _hex_id(context.get("trace_id")),
+        _hex_id(context.get("span_id")),
+        _hex_id(s.get("parent_id")) or None,
+        str(s.get("name", "")),
+        iso_ns(s.get("start_time"), f"{where}.start_time"),
+        iso_ns(end, f"{where}.end_time") if end else 0,
+        attrs,
+        str(service or ""),
+        str(message) if failed else None,
+        ended=bool(end),
+        links=[k for k in links if k],
+        where=where,
+    )
+
+
+def _go_attributes(raw: Any) -> dict[str, Any]:
+    """stdouttrace's [{"Key": k, "Value": {"Type": t, "Value": v}}] as a mapping."""
+    out = {}
+    for a in raw or []:
+        if isinstance(a, dict) and isinstance(a.get("Key"), str):
+            out[a["Key"]] = _mapping(a.get("Value")).get("Value")
+    return out
+
+
+def _go_span(s: dict[str, Any], where: str) -> Span:
+    """A span as OpenTelemetry Go's stdouttrace writes it."""
+    context, parent = _mapping(s.get("SpanContext")), _mapping(s.get("Parent"))
+    parent_id = str(parent.get("SpanID") or "").strip("0") and str(parent["SpanID"])
+    status = _mapping(s.get("Status"))
+    end = s.get("EndTime")
+    ended = bool(end) and not str(end).startswith(_GO_ZERO[:10])
+    links = [str(_mapping(x.get("SpanContext")).get("SpanID") or "") for x in s.get("Links") or []
+             if isinstance(x, dict)]  # fmt: skip
+    return Span(
+        str(context.get("TraceID", "")),
+        str(context.get("SpanID", "")),
+        parent_id or None,
+        str(s.get("Name", "")),
+        iso_ns(s.get("StartTime"), f"{where}.StartTime"),
+        iso_ns(end, f"{where}.EndTime") if ended else 0,
+        _go_attributes(s.get("Attributes")),
+        str(_go_attributes(s.get("Resource")).get("service.name") or ""),
+        str(status.get("Description") or "error") if status.get("Code") == "Error" else None,
+        ended=ended,
+        links=[k for k in links if k.strip("0")],
+        where=where,
+    )
+
+
+def _datadog_span(s: dict[str, Any], where: str) -> Span:
+    """A span of a Datadog trace list: ids as integers, `start` and `duration` in
+    nanoseconds, string tags in `meta` and numeric ones in `metrics`."""
+    start, duration = integer(s.get("start")), integer(s.get("duration"))
+    if start is None or duration is None:
+        raise ImportError_(f"{where}: start and duration must be integers (nanoseconds)")
+    meta, metrics = _mapping(s.get("meta")), _mapping(s.get("metrics"))
+    parent = s.get("parent_id")
+    return Span(
+        str(s.get("trace_id", "")),
+        str(s.get("span_id", "")),
+        str(parent) if parent not in (None, 0, "0", "") else None,
+        str(s.get("name", "")),
+        start,
+        start + duration,
+        {**meta, **metrics, "resource.name": s.get("resource")},
+        str(s.get("service") or ""),
+        str(meta.get("error.message") or "error") if s.get("error") else None,
+        where=where,
+    )
+
+
+# AgentOps' span kinds (agentops.span.kind) as the GenAI operations they are; its workflows and
+# tasks (workflow, workflow.step) are containers
+AGENTOPS_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool"}
+
+
+def _agentops_spans(doc: dict[str, Any], where: str) -> list[Span]:
+    """AgentOps' trace JSON: the trace's summary and its spans, attributes nested, its span
+    kinds read as GenAI operations (an agent named by its role)."""
+    trace_id = str(_mapping(doc.get("trace")).get("trace_id") or "")
+    spans = []
+    for i, s in enumerate(doc["spans"]):
+        at = f"{where}spans[{i}]"
+        if not isinstance(s, dict):
+            raise ImportError_(f"{at}: expected a span object")
+        attrs = {**flatten(s.get("attributes")), **flatten(s.get("span_attributes"))}
+        operation = AGENTOPS_KINDS.get(str(attrs.get("agentops.span.kind")))
+        if operation and "gen_ai.operation.name" not in attrs:
+            attrs["gen_ai.operation.name"] = operation
+            if operation == "invoke_agent" and attrs.get("agent.role"):
+                attrs.setdefault("gen_ai.agent.name", attrs["agent.role"])
+        end = s.get("end_time")
+        failed = str(s.get("status_code") or "").upper() == "ERROR"
+        spans.append(
+            Span(
+                str(s.get("trace_id") or trace_id),
+                str(s.get("span_id", "")),
+                str(s.get("parent_span_id") or "") or None,
+                str(s.get("span_name", "")),
+                iso_ns(s.get("start_time"), f"{at}.start_time"),
+                iso_ns(end, f"{at}.end_time") if end else 0,
+                attrs,
+                str(s.get("service_name") or ""),
+                str(s.get("status_message") or "error") if failed else None,
+                ended=bool(end),
+                where=at,
+            )
+        )
+    return spans
+
+
+SHAPES = {
+    "python": ("OpenTelemetry Python's to_json() or Phoenix's span JSON",
+               ("name", "context", "start_time")),
+    "go": ("OpenTelemetry Go's stdouttrace", ("Name", "SpanContext", "StartTime")),
+    "datadog": ("a Datadog trace list", ("span_id", "start", "duration")),
+    "agentops": ("AgentOps' trace JSON", ("trace", "spans")),
+}  # fmt: skip
+
+
+def shape(item: Any) -> str | None:
+    """The shape of this module that ITEM (an object) is in, if any."""
+    if not isinstance(item, dict):
+        return None
+    if "SpanContext" in item:
+        return "go"
+    if isinstance(item.get("context"), dict) and "start_time" in item:
+        return "python"
+    if "span_id" in item and "start" in item and "duration" in item:
+        return "datadog"
+    if isinstance(item.get("spans"), list) and isinstance(item.get("trace"), dict):
+        first = item["spans"][0] if item["spans"] else {}
+        if isinstance(first, dict) and "span_name" in first:
+            return "agentops"
+    return None
+
+
+def read(kind: str, item: dict[str, Any], where: str) -> list[Span]:
+    """The spans of ITEM, of the shape KIND."""
+    if kind == "agentops":
+        return _agentops_spans(item, f"{where}." if where else "")
+    reader = {"python": _python_span, "go": _go_span, "datadog": _datadog_span}[kind]
+    return [reader(item, where or "the span")]
+
+
+# the keys that mark each shape a refused document may look like, and what it then needs
+LOOKS = (
+    ("an OTLP/JSON export", ("resourceSpans", "scopeSpans", "spans", "traceId"),
+     ("resourceSpans",)),
+    ("a Jaeger trace", ("traceID", "spanID", "operationName", "processes"),
+     ("traceID", "spanID", "operationName", "startTime", "duration")),
+    ("a Langfuse trace", ("observations", "parentObservationId", "startTime"),
+     ("observations",)),
+    ("OpenTelemetry Python's to_json()", ("context", "start_time", "parent_id", "kind"),
+     ("name", "context", "start_time", "end_time")),
+    ("OpenTelemetry Go's stdouttrace", ("SpanContext", "StartTime", "Parent", "Name"),
+     ("Name", "SpanContext", "StartTime", "EndTime")),
+    ("a Datadog trace list", ("span_id", "trace_id", "start", "duration", "meta"),
+     ("trace_id", "span_id", "start", "duration")),
+    ("AgentOps' trace JSON", ("trace", "spans", "span_name", "span_id"), ("trace", "spans")),
+)  # fmt: skip
+
+
+def refusal(item: Any, where: str) -> str:
+    """Why ITEM (a decoded document, or one of its items) is no export read here: the shape
+    whose marks it carries most, and what that shape needs that it lacks."""
+    keys = set(item) if isinstance(item, dict) else set()
+    if isinstance(item, list):
+        first = next((x for x in item if isinstance(x, dict | list)), None)
+        if isinstance(first, list):
+            first = next((x for x in first if isinstance(x, dict)), None)
+        keys = set(first) if isinstance(first, dict) else set()
+    scored = sorted(((len(keys & set(m)), name, need) for name, m, need in LOOKS), reverse=True)
+    hits, name, need = scored[0]
+    at = where or "the export"
+    if not hits:
+        found = ", ".join(sorted(map(str, keys))[:8]) or "no keys"
+        return (
+            f"{at}: not a span export orchtrace reads (it has {found}); it reads OTLP JSON "
+            "(resourceSpans) or protobuf, Jaeger (data, traceID, spanID), Tempo (batches), "
+            "Langfuse (observations), OpenTelemetry JS (spanContext), Python and Phoenix "
+            "(context), Go (SpanContext), Datadog (span_id, start) and AgentOps (trace, spans)"
+        )
+    missing = [k for k in need if k not in keys]
+    lacking = f"it lacks {', '.join(missing)}" if missing else "its values are not of that shape"
+    return f"{at}: looks like {name}, but {lacking}"

@@ -1,0 +1,118 @@
+"""A property of every import: for any tree of spans (one root, each span within its parent's
+time), of any of the conventions, services and LangGraph nodes, some unended or listed twice,
+critical path <= makespan <= work, both speedups are at least 1, they exceed 1 only where two
+agents truly ran side by side, and no edge claims an order its events' times break. The exports
+are drawn by hypothesis, not taken from anyone."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orchtrace.examine import examine
+from orchtrace.importcheck import import_traces
+
+KINDS = ("agent", "chat", "tool", "node", "chain", "plain")
+
+
+def _attrs(kind: str, name: str, tokens: int) -> list[dict[str, Any]]:
+    def text(k: str, v: str) -> dict[str, Any]:
+        return {"key": k, "value": {"stringValue": v}}
+
+    if kind == "agent":
+        return [text("gen_ai.operation.name", "invoke_agent"), text("gen_ai.agent.name", name)]
+    if kind == "chat":
+        return [
+            text("gen_ai.operation.name", "chat"),
+            {"key": "gen_ai.usage.input_tokens", "value": {"intValue": str(tokens)}},
+        ]
+    if kind == "tool":
+        return [text("gen_ai.operation.name", "execute_tool"), text("gen_ai.tool.name", name)]
+    if kind == "node":  # a LangGraph node's span under OpenInference
+        meta = json.dumps({"langgraph_node": name})
+        return [text("openinference.span.kind", "CHAIN"), text("metadata", meta)]
+    if kind == "chain":
+        return [text("openinference.span.kind", "CHAIN")]
+    return []  # a span of no convention
+
+
+@st.composite
+def exports(draw: st.DrawFn) -> bytes:
+    """An OTLP/JSON export of one trace: a root and up to 11 spans below it, times in whole
+    milliseconds within the parent's, two services, a few agent and node names."""
+    n = draw(st.integers(1, 12))
+    spans: list[dict[str, Any]] = []
+    bounds: list[tuple[int, int]] = []
+    for i in range(n):
+        if i == 0:
+            parent, (lo, hi) = None, (0, draw(st.integers(0, 60)))
+        else:
+            parent = draw(st.integers(0, i - 1))
+            lo, hi = bounds[parent]
+        start = draw(st.integers(lo, hi))
+        end = draw(st.integers(start, hi))
+        bounds.append((start, end))
+        kind = draw(st.sampled_from(KINDS))
+        name = draw(st.sampled_from(("p", "q", "r")))
+        span: dict[str, Any] = {
+            "traceId": "t",
+            "spanId": f"s{i}",
+            "name": f"{kind}-{i}",
+            "startTimeUnixNano": str(start * 1_000_000),
+            "attributes": _attrs(kind, name, draw(st.integers(0, 99))),
+            "service": draw(st.sampled_from(("a", "a", "b"))),
+        }
+        if draw(st.integers(0, 9)) or (i == 0 and n == 1):  # now and then, no end
+            span["endTimeUnixNano"] = str(end * 1_000_000)
+        if parent is not None:
+            span["parentSpanId"] = f"s{parent}"
+        spans.append(span)
+        if draw(st.integers(0, 14)) == 0:  # now and then, listed twice
+            spans.append(dict(span))
+    batches = []
+    for service in ("a", "b"):
+        mine = [{k: v for k, v in s.items() if k != "service"} for s in spans
+                if s["service"] == service]  # fmt: skip
+        resource = {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]}
+        batches.append({"resource": resource, "scopeSpans": [{"spans": mine}]})
+    return json.dumps({"resourceSpans": batches}).encode()
+
+
+def _overlap(events: list[dict[str, Any]]) -> bool:
+    """Whether two weighted events of different agents share some time."""
+    timed = sorted((e["t"], e["t_end"], e["agent"]) for e in events if e["t_end"] > e["t"])
+    for i, (_start, end, agent) in enumerate(timed):
+        for other_start, _other_end, other in timed[i + 1 :]:
+            if other_start >= end:
+                break
+            if other != agent:
+                return True
+    return False
+
+
+@settings(
+    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(exports())
+def test_critical_path_makespan_and_work_are_in_order(data: bytes) -> None:
+    (trace,), _ = import_traces(data)
+    examined = examine(json.dumps(trace), "t", measure=True)
+    m = examined.measures
+    assert m is not None
+    # no edge of the import claims an order its times break
+    assert not [p.text() for p in examined.problems if p.code == "starts-before-source-ends"]
+    tolerance = 2e-4  # the measures are rounded to 4 places
+    if not trace["events"]:  # an agent span of no length, alone
+        return
+    assert m["critical_path"] <= m["makespan"] + tolerance
+    assert m["makespan"] <= m["work"] + tolerance
+    if not m["makespan"]:
+        return
+    assert m["observed_speedup"] >= 1 - tolerance
+    assert m["ideal_speedup"] >= m["observed_speedup"] - tolerance
+    if not _overlap(trace["events"]):
+        assert abs(m["observed_speedup"] - 1) <= tolerance, trace["events"]
+        assert abs(m["ideal_speedup"] - 1) <= tolerance, trace["events"]

@@ -1,0 +1,263 @@
+"""orchtrace import on the exports that print or dump spans: Datadog trace lists (dd-trace-py's
+OpenAI integration, Datadog's test agent), OpenTelemetry Python's console exporter (the
+OpenTelemetry site's own example output), AgentOps' trace JSON (a CrewAI run), a single Jaeger
+trace object, Langfuse observations as a bare list, UTF-16 with a byte order mark (these last
+three made from committed fixtures, as said at each), and, written here as small synthetic
+records, Phoenix's span JSON and OpenTelemetry Go's stdouttrace; and what a refused file is
+told. Every expected value is derived by hand from the raw spans (see PROVENANCE)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchtrace.examine import examine
+from orchtrace.importcheck import import_traces
+from orchtrace.spans import ImportError_
+
+EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
+
+
+def imported(data: bytes, convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
+    traces, note = import_traces(data, convention)
+    for t in traces:
+        assert not examine(json.dumps(t), "imported").failed
+    return traces, note
+
+
+def measured(trace: dict[str, Any]) -> dict[str, Any]:
+    m = examine(json.dumps(trace), "t", measure=True).measures
+    assert m is not None
+    return m
+
+
+def steps(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (e["type"], e["agent"], e["t"], e["t_end"], e["span_id"], e.get("tokens"))
+        for e in trace["events"]
+    ]
+
+
+def test_datadog_trace_list_of_the_openai_integration() -> None:
+    # dd-trace-py's snapshot: one trace (trace_id 0) of two spans. openai.request (span 1,
+    # service "", so its agent is its name) starts at 1681970508116344000 ns and lasts
+    # 15813000 ns; its child requests.request (span 2, service openai, type http) starts
+    # 10711000 ns later and lasts 2473000 ns. Neither follows a convention, so each steps over
+    # its own time for openai.request (the child's service is no delegation: its parent names
+    # none): 0-0.010711 s, the child 0.010711-0.013184 s, 0.013184-0.015813 s, the last with
+    # the request's tokens, metrics response.usage.prompt_tokens 2 + completion_tokens 16 =
+    # 18. One chain: W = S = makespan = 0.015813 s.
+    (trace,), note = imported((EXPORTS / "datadog-openai-completion.json").read_bytes())
+    assert "each span is a step of its service" in note
+    assert trace["trace_id"] == "0"
+    assert trace["agents"] == [{"id": "openai.request", "role": "agent", "span_id": "1"}]
+    assert steps(trace) == [
+        ("step", "openai.request", 0.0, 0.010711, "1", None),
+        ("step", "openai.request", 0.010711, 0.013184, "2", None),
+        ("step", "openai.request", 0.013184, 0.015813, "1", 18),
+    ]
+    assert trace["costs"] == {
+        "tool_calls": 0,
+        "messages": 0,
+        "tokens": 18,
+        "wall_clock_s": 0.015813,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (0.0158, 0.0158, 0.0158)
+
+
+def test_datadog_trace_list_of_two_traces() -> None:
+    # Datadog's test agent: two traces (trace_id 0 and 1), each a root and a child, service "".
+    # Trace 0: root0 from 1759940419298507000 ns for 89000 ns, child0 from 63000 ns later for
+    # 14000 ns; trace 1: root1 from 1759940419314834000 ns for 34000 ns, child1 from 22000 ns
+    # later for 7000 ns. Each root steps over what its child leaves.
+    traces, _ = imported((EXPORTS / "datadog-test-agent-multi-trace.json").read_bytes())
+    assert [t["trace_id"] for t in traces] == ["0", "1"]
+    zero, one = traces
+    assert steps(zero) == [
+        ("step", "root0", 0.0, 6.3e-05, "1", None),
+        ("step", "root0", 6.3e-05, 7.7e-05, "2", None),
+        ("step", "root0", 7.7e-05, 8.9e-05, "1", None),
+    ]
+    assert steps(one) == [
+        ("step", "root1", 0.0, 2.2e-05, "1", None),
+        ("step", "root1", 2.2e-05, 2.9e-05, "2", None),
+        ("step", "root1", 2.9e-05, 3.4e-05, "1", None),
+    ]
+
+
+def test_opentelemetry_python_console_exporter_output() -> None:
+    # The OpenTelemetry site's example output: two pretty-printed records one after another,
+    # roll (span 623321c35b8fa837, 08:18:28.679261-.679560) and its parent /rolldice (span
+    # 09abe52faf1d80d5, .678348-.679677), both of service dice-server, ids 0x-prefixed. Times
+    # from /rolldice's start: /rolldice steps 0-0.000913 s and 0.001212-0.001329 s around roll,
+    # 0.000913-0.001212 s. W = S = makespan = 0.001329 s.
+    (trace,), _ = imported((EXPORTS / "otel-python-console-rolldice.json").read_bytes())
+    assert trace["trace_id"] == "6f781c83394ed2f33120370a11fced47"
+    assert trace["agents"] == [
+        {"id": "dice-server", "role": "agent", "span_id": "09abe52faf1d80d5"}
+    ]
+    assert steps(trace) == [
+        ("step", "dice-server", 0.0, 0.000913, "09abe52faf1d80d5", None),
+        ("step", "dice-server", 0.000913, 0.001212, "623321c35b8fa837", None),
+        ("step", "dice-server", 0.001212, 0.001329, "09abe52faf1d80d5", None),
+    ]
+    assert trace["costs"]["wall_clock_s"] == 0.001329
+
+
+def test_agentops_trace_of_a_crewai_run() -> None:
+    # AgentOps' trace JSON of a CrewAI crew (IBM's tutorial; prompts and completions replaced).
+    # Service agentops. crewai.workflow (span 3a5b01c5..., 15:12:27.400849-56.373933, kind
+    # workflow) holds two tasks (kind workflow.step): the first, 27.407929-39.472284, holds
+    # agent "Website Researcher" (kind agent, agent.role; 27.408809-39.470781), whose llm span
+    # runs 27.411626-39.463414 with gen_ai.usage 210 + 83 = 293; the second, 39.479713-56.228940,
+    # holds "Songwriter" (39.480693-56.223281), whose llm span runs 39.483743-56.212145 with 271
+    # + 413 = 684. The workflow's 977 tokens are theirs again (not counted). The workflow acts
+    # for its service, agentops, and spawns both agents, one after the other: W = S = makespan
+    # = 28.973084 s, no speedup.
+    (trace,), _ = imported((EXPORTS / "agentops-crewai-trace.json").read_bytes())
+    assert trace["trace_id"] == "b520ab60214d54b570cf701c7ad28faf"
+    assert trace["agents"] == [
+        {"id": "agentops", "role": "agent", "span_id": "3a5b01c520ec0171"},
+        {"id": "Website Researcher", "role": "agent", "span_id": "1935beaad741db0d",
+         "parent": "agentops"},
+        {"id": "Songwriter", "role": "agent", "span_id": "f9e6c35833de37cb",
+         "parent": "agentops"},
+    ]  # fmt: skip
+    model = [
+        (e["agent"], e["t"], e["t_end"], e["tokens"]) for e in trace["events"] if "tokens" in e
+    ]
+    assert model == [
+        ("Website Researcher", 0.010777, 12.062565, 293),
+        ("Songwriter", 12.082894, 28.811296, 684),
+    ]
+    kinds = [(e["type"], e["agent"], e["t"]) for e in trace["events"] if e["type"] != "step"]
+    assert kinds == [
+        ("spawn", "agentops", 0.00796),
+        ("return", "Website Researcher", 12.069932),
+        ("spawn", "agentops", 12.079844),
+        ("return", "Songwriter", 28.822432),
+    ]
+    assert trace["costs"] == {
+        "tool_calls": 0,
+        "messages": 0,
+        "tokens": 977,
+        "wall_clock_s": 28.973084,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (28.9731, 28.9731, 28.9731)
+    assert (m["spawned_agents"], m["spawn_depth"], m["observed_speedup"]) == (2, 1, 1.0)
+
+
+def test_a_single_jaeger_trace_object() -> None:
+    # The first element of jaeger-query-trace.json's data, alone, as Jaeger's UI downloads one
+    # trace: {"traceID", "spans", "processes"}. Its one span is listed twice (read once): one
+    # step of 123 us by telemetrygen (process p1).
+    whole = json.loads((EXPORTS / "jaeger-query-trace.json").read_bytes())
+    (trace,), note = imported(json.dumps(whole["data"][0]).encode())
+    assert "listed 2 times" in note
+    assert [(e["agent"], e["t"], e["t_end"]) for e in trace["events"]] == [
+        ("telemetrygen", 0.0, 0.000123)
+    ]
+
+
+def test_langfuse_observations_as_a_bare_list() -> None:
+    # The observations of langfuse-langgraph.json without the trace around them: the same
+    # trace (its id from each observation's traceId), as test_trace_import.py reads it.
+    whole = json.loads((EXPORTS / "langfuse-langgraph.json").read_bytes())
+    (bare,), _ = imported(json.dumps(whole["observations"]).encode(), "langfuse")
+    (full,), _ = imported(json.dumps(whole).encode(), "langfuse")
+    assert bare["trace_id"] == "e1fde3efec57ce8a69bafd3fb928a7eb" == full["trace_id"]
+    assert bare["events"] == full["events"] and bare["costs"]["tokens"] == 234
+
+
+def test_utf16_with_a_byte_order_mark_is_read() -> None:
+    # otel-proto-trace.json saved as UTF-16 (with the mark, as a Windows redirect writes it):
+    # the same one step of my.service; without the mark, a clear refusal.
+    text = (EXPORTS / "otel-proto-trace.json").read_text(encoding="utf-8")
+    (trace,), _ = imported(text.encode("utf-16"))
+    assert [(e["agent"], e["t_end"]) for e in trace["events"]] == [("my.service", 1.0)]
+    (again,), _ = imported(b"\xef\xbb\xbf" + text.encode())  # a UTF-8 mark is dropped
+    assert again["events"] == trace["events"]
+    with pytest.raises(ImportError_, match="UTF-16 without a byte order mark: re-save it as UTF-8"):
+        import_traces(text.encode("utf-16-le"))
+
+
+def test_phoenix_span_json() -> None:
+    # Synthetic, in Phoenix's shape: an AGENT (0-4 s) and its LLM (1-3 s) with nested
+    # attributes llm.token_count.prompt 5 and completion 7, and span_kind for the kind.
+    def phoenix(
+        sid: str, parent: str | None, kind: str, start: str, end: str, **attrs: Any
+    ) -> dict[str, Any]:
+        return {"name": sid, "context": {"trace_id": "tp", "span_id": sid}, "span_kind": kind,
+                "parent_id": parent, "start_time": f"2025-01-01T00:00:0{start}+00:00",
+                "end_time": f"2025-01-01T00:00:0{end}+00:00", "status_code": "OK",
+                "attributes": attrs}  # fmt: skip
+
+    data = json.dumps([
+        phoenix("a", None, "AGENT", "0", "4", agent={"name": "planner"}),
+        phoenix("m", "a", "LLM", "1", "3", llm={"token_count": {"prompt": 5, "completion": 7}}),
+    ]).encode()  # fmt: skip
+    (trace,), _ = imported(data)
+    assert trace["agents"] == [{"id": "planner", "role": "agent", "span_id": "a"}]
+    assert steps(trace) == [
+        ("step", "planner", 0.0, 1.0, "a", None),
+        ("step", "planner", 1.0, 3.0, "m", 12),
+        ("step", "planner", 3.0, 4.0, "a", None),
+    ]
+
+
+def test_opentelemetry_go_stdouttrace() -> None:
+    # Synthetic, in stdouttrace's pretty-printed shape: a chat (GenAI) from .25 s to .75 s
+    # (nanosecond times with an offset) under a root span, Parent's all-zero SpanID at the top.
+    def go(sid: str, parent: str, start: str, end: str, **attrs: Any) -> str:
+        return json.dumps({
+            "Name": sid, "SpanContext": {"TraceID": "tg", "SpanID": sid},
+            "Parent": {"TraceID": "tg", "SpanID": parent}, "StartTime": start, "EndTime": end,
+            "Attributes": [{"Key": k, "Value": {"Type": "STRING", "Value": v}} for k, v in
+                           attrs.items()],
+            "Status": {"Code": "Unset", "Description": ""},
+            "Resource": [{"Key": "service.name", "Value": {"Type": "STRING", "Value": "gosvc"}}],
+        }, indent="\t")  # fmt: skip
+
+    text = "\n".join([
+        go("c", "r", "2025-01-01T01:00:00.250000000+01:00", "2025-01-01T01:00:00.750000001+01:00",
+           **{"gen_ai.operation.name": "chat"}),
+        go("r", "0000000000000000", "2025-01-01T01:00:00+01:00", "2025-01-01T01:00:01+01:00"),
+    ])  # fmt: skip
+    (trace,), _ = imported(text.encode())
+    assert steps(trace) == [
+        ("step", "gosvc", 0.0, 0.25, "r", None),
+        ("step", "gosvc", 0.25, 0.750000001, "c", None),
+        ("step", "gosvc", 0.750000001, 1.0, "r", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"foo": 1}', "the export: not a span export orchtrace reads (it has foo)"),
+        (
+            json.dumps([{"traceID": "a", "spanID": "b", "operationName": "x"}]).encode(),
+            "[0]: looks like a Jaeger span, but it lacks startTime",
+        ),
+        (
+            json.dumps({"name": "x", "context": {}}).encode(),
+            "the export: looks like OpenTelemetry Python's to_json(), but it lacks start_time, "
+            "end_time",
+        ),
+        (
+            json.dumps([[{"trace_id": 1, "span_id": 2}]]).encode(),
+            "[0][0]: looks like a Datadog trace list, but it lacks start, duration",
+        ),
+    ],
+)
+def test_a_refused_file_says_what_it_looks_like_and_what_it_lacks(
+    data: bytes, message: str
+) -> None:
+    with pytest.raises(ImportError_) as caught:
+        import_traces(data)
+    assert str(caught.value).startswith(message)
