@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from orchtrace.examine import examine
 from orchtrace.importcheck import import_traces
 from orchtrace.metrics import metrics
 from orchtrace.spans import ImportError_
+from test_trace_import import imported as imported_all
+from test_trace_import import measured
 
 OI = "openinference.span.kind"
 
@@ -52,15 +53,9 @@ def export(*spans: dict[str, Any], service: str = "svc", **more: list[dict[str, 
 
 
 def imported(data: bytes) -> tuple[dict[str, Any], str]:
-    (trace,), note = import_traces(data)
-    assert not examine(json.dumps(trace), "imported").failed
+    """The one trace DATA holds, checked as validate checks it."""
+    (trace,), note = imported_all(data)
     return trace, note
-
-
-def measured(trace: dict[str, Any]) -> dict[str, Any]:
-    m = examine(json.dumps(trace), "t", measure=True).measures
-    assert m is not None
-    return m
 
 
 def test_wrapper_spans_beside_model_calls_are_not_chained_or_counted_twice() -> None:

@@ -14,24 +14,11 @@ from typing import Any
 
 import pytest
 
-from orchtrace.examine import examine
 from orchtrace.importcheck import import_traces
 from orchtrace.spans import ImportError_
+from test_trace_import import imported, measured
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
-
-
-def imported(data: bytes, convention: str = "auto") -> tuple[list[dict[str, Any]], str]:
-    traces, note = import_traces(data, convention)
-    for t in traces:
-        assert not examine(json.dumps(t), "imported").failed
-    return traces, note
-
-
-def measured(trace: dict[str, Any]) -> dict[str, Any]:
-    m = examine(json.dumps(trace), "t", measure=True).measures
-    assert m is not None
-    return m
 
 
 def steps(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
