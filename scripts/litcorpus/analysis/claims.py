@@ -157,15 +157,16 @@ def _since(
     adds to its hits, split at the release's day CUTOFF by their `published` day (else their
     year) into those that appeared after it and those its search missed, and the first day of
     the former. An entry known only by the release's year is in neither."""
-    later, missed = [], []
+    later: list[tuple[str, str]] = []
+    missed: list[tuple[str, str]] = []
     for k in sorted(set(now.keys) - set(at.keys)):
         day = str(live.get(k, {}).get("published") or live.get(k, {}).get("year") or "")
         if not day:
             continue
-        if day > cutoff if len(day) > 4 else day > cutoff[:4]:
-            later.append((k, day))
-        elif day < cutoff[:4] or len(day) > 4:
-            missed.append((k, day))
+        if len(day) > 4:
+            (later if day > cutoff else missed).append((k, day))
+        elif day != cutoff[:4]:  # a year alone says nothing within the release's own year
+            (later if day > cutoff[:4] else missed).append((k, day))
     later.sort(key=lambda x: (x[1], x[0]))
     missed.sort(key=lambda x: (x[1], x[0]))
     return (later[0][1] if later else ""), tuple(later), tuple(missed)
