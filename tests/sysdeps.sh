@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The system programs the test suite runs: Debian's chromium (browser tests), biber, pandoc and
 # bibutils' ris2xml (they read the BibTeX, CSL-JSON and RIS exports back), node and npm (the
-# README lint). Missing ones
-# are installed with apt-get when we run as root; otherwise all of them are named in one line
-# and make stops before any test runs.
+# site's search library and the README lint). Missing ones are installed with apt-get when we
+# run as root; otherwise all of them are named in one line and make stops before any test runs.
 set -euo pipefail
 declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [ris2xml]=bibutils
                 [node]=nodejs [npm]=npm)
