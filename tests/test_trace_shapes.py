@@ -1,6 +1,7 @@
 """orchtrace import on the exports that print or dump spans: Datadog trace lists (dd-trace-py's
 OpenAI integration, Datadog's test agent), OpenTelemetry Python's console exporter (the
-OpenTelemetry site's own example output), AgentOps' trace JSON (a CrewAI run), a single Jaeger
+OpenTelemetry site's own example output, and Microsoft Agent Framework's documented
+invoke_agent record), AgentOps' trace JSON (a CrewAI run), a single Jaeger
 trace object, Langfuse observations as a bare list, UTF-16 with a byte order mark (these last
 three made from committed fixtures, as said at each), and, written here as small synthetic
 records, Phoenix's span JSON and OpenTelemetry Go's stdouttrace; and what a refused file is
@@ -248,3 +249,23 @@ def test_a_refused_file_says_what_it_looks_like_and_what_it_lacks(
     with pytest.raises(ImportError_) as caught:
         import_traces(data)
     assert str(caught.value).startswith(message)
+
+
+def test_microsoft_agent_framework_console_output() -> None:
+    # Agent Framework's documented console output (its Python package prints spans with
+    # OpenTelemetry Python's ConsoleSpanExporter): one span, invoke_agent Joker (span
+    # 2cad6fc139dcf01d, no parent, 11:00:48.663688-57.271389, so 8.607701 s), GenAI attributes
+    # gen_ai.agent.name Joker and gen_ai.usage input 26 + output 29 = 55 tokens. One agent,
+    # Joker, doing one step: W = S = makespan = 8.607701 s, no tool call, no spawn.
+    (trace,), _ = imported((EXPORTS / "agent-framework-console-joker.json").read_bytes())
+    assert trace["trace_id"] == "f2258b51421fe9cf4c0bd428c87b1ae4"
+    assert trace["agents"] == [{"id": "Joker", "role": "agent", "span_id": "2cad6fc139dcf01d"}]
+    assert steps(trace) == [("step", "Joker", 0.0, 8.607701, "2cad6fc139dcf01d", 55)]
+    assert trace["costs"] == {
+        "tool_calls": 0,
+        "messages": 0,
+        "tokens": 55,
+        "wall_clock_s": 8.607701,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (8.6077, 8.6077, 8.6077)
