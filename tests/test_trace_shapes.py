@@ -244,6 +244,12 @@ def test_opentelemetry_go_stdouttrace() -> None:
             json.dumps([[{"trace_id": 1, "span_id": 2}]]).encode(),
             "[0][0]: looks like a Datadog trace list, but it lacks start, duration",
         ),
+        (
+            json.dumps(
+                [{"TraceId": "t", "SpanId": "s", "SpanName": "x", "Timestamp": "1"}]
+            ).encode(),
+            "the export: looks like a ClickHouse otel_traces row, but it lacks Duration",
+        ),
     ],
 )
 def test_a_refused_file_says_what_it_looks_like_and_what_it_lacks(
