@@ -1,10 +1,14 @@
 """orchtrace import on the exports that print or dump spans: Datadog trace lists (dd-trace-py's
 OpenAI integration, Datadog's test agent), OpenTelemetry Python's console exporter (the
-OpenTelemetry site's own example output), AgentOps' trace JSON (a CrewAI run), a single Jaeger
-trace object, Langfuse observations as a bare list, UTF-16 with a byte order mark (these last
-three made from committed fixtures, as said at each), and, written here as small synthetic
-records, Phoenix's span JSON and OpenTelemetry Go's stdouttrace; and what a refused file is
-told. Every expected value is derived by hand from the raw spans (see PROVENANCE)."""
+OpenTelemetry site's own example output, and Microsoft Agent Framework's documented
+invoke_agent record), OpenTelemetry Go's stdouttrace (the OpenTelemetry site's Go example),
+AgentOps' trace JSON (a CrewAI run), a single Jaeger trace object (Jaeger's UI-model fixture,
+refused for a span id listed twice, and one element of a committed Jaeger response), rows of
+the Collector's ClickHouse exporter (AGNTCY's LangGraph sample), Langfuse observations as a
+bare list, UTF-16 with a byte order mark (these last two made from committed fixtures, as said
+at each), and, written here as small synthetic records, Phoenix's span JSON and stdouttrace;
+and what a refused file is told. Every expected value is derived by hand from the raw spans
+(see PROVENANCE)."""
 
 from __future__ import annotations
 
@@ -240,6 +244,12 @@ def test_opentelemetry_go_stdouttrace() -> None:
             json.dumps([[{"trace_id": 1, "span_id": 2}]]).encode(),
             "[0][0]: looks like a Datadog trace list, but it lacks start, duration",
         ),
+        (
+            json.dumps(
+                [{"TraceId": "t", "SpanId": "s", "SpanName": "x", "Timestamp": "1"}]
+            ).encode(),
+            "the export: looks like a ClickHouse otel_traces row, but it lacks Duration",
+        ),
     ],
 )
 def test_a_refused_file_says_what_it_looks_like_and_what_it_lacks(
@@ -248,3 +258,118 @@ def test_a_refused_file_says_what_it_looks_like_and_what_it_lacks(
     with pytest.raises(ImportError_) as caught:
         import_traces(data)
     assert str(caught.value).startswith(message)
+
+
+def test_opentelemetry_go_stdouttrace_of_the_getting_started_app() -> None:
+    # The OpenTelemetry site's Go getting-started output: two tab-indented records, roll (span
+    # f641bd25400a1b70, 09:58:44.298985982-.299067482 +01:00) and its parent / (span
+    # a10f1d2ca2f685c9, .298951202-.299109293, Parent's SpanID all zeros), both of service dice
+    # (Resource), no GenAI attributes. From /'s start, roll runs 34780-116280 ns and / steps
+    # around it to 158091 ns: one chain, W = S = makespan = 0.000158091 s.
+    (trace,), _ = imported((EXPORTS / "otel-go-stdouttrace-rolldice.json").read_bytes())
+    assert trace["trace_id"] == "f00f8045a6c78b3aa5ecaca9f3b971b4"
+    assert trace["agents"] == [{"id": "dice", "role": "agent", "span_id": "a10f1d2ca2f685c9"}]
+    assert steps(trace) == [
+        ("step", "dice", 0.0, 3.478e-05, "a10f1d2ca2f685c9", None),
+        ("step", "dice", 3.478e-05, 0.00011628, "f641bd25400a1b70", None),
+        ("step", "dice", 0.00011628, 0.000158091, "a10f1d2ca2f685c9", None),
+    ]
+    assert trace["costs"]["wall_clock_s"] == 0.000158091
+
+
+def test_microsoft_agent_framework_console_output() -> None:
+    # Agent Framework's documented console output (its Python package prints spans with
+    # OpenTelemetry Python's ConsoleSpanExporter): one span, invoke_agent Joker (span
+    # 2cad6fc139dcf01d, no parent, 11:00:48.663688-57.271389, so 8.607701 s), GenAI attributes
+    # gen_ai.agent.name Joker and gen_ai.usage input 26 + output 29 = 55 tokens. One agent,
+    # Joker, doing one step: W = S = makespan = 8.607701 s, no tool call, no spawn.
+    (trace,), _ = imported((EXPORTS / "agent-framework-console-joker.json").read_bytes())
+    assert trace["trace_id"] == "f2258b51421fe9cf4c0bd428c87b1ae4"
+    assert trace["agents"] == [{"id": "Joker", "role": "agent", "span_id": "2cad6fc139dcf01d"}]
+    assert steps(trace) == [("step", "Joker", 0.0, 8.607701, "2cad6fc139dcf01d", 55)]
+    assert trace["costs"] == {
+        "tool_calls": 0,
+        "messages": 0,
+        "tokens": 55,
+        "wall_clock_s": 8.607701,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (8.6077, 8.6077, 8.6077)
+
+
+def test_a_single_jaeger_trace_object_listing_a_span_id_twice_is_refused() -> None:
+    # Jaeger's UI-model fixture: one trace object {"traceID", "spans", "processes"} whose first
+    # two spans share span id 2 but differ (operations test-general-conversion and
+    # some-operation, the second with tags): which one is span 2 cannot be told, so import
+    # refuses, naming both.
+    with pytest.raises(ImportError_) as caught:
+        import_traces((EXPORTS / "jaeger-ui-trace-object.json").read_bytes())
+    message = str(caught.value)
+    assert message.startswith(
+        "duplicate-id: span 2 of trace 0000000000000001 is listed twice with different values"
+    )
+    assert "spans[0] (test-general-conversion" in message
+    assert "spans[1] (some-operation" in message
+
+
+AGNTCY = "agntcy-sample-data.json"
+
+
+def test_agntcy_clickhouse_rows_one_trace_each() -> None:
+    # AGNTCY's sample: 36 rows of the ClickHouse exporter's otel_traces table, one service
+    # (multi-agent-service), one execution (execution.id), but five TraceIds: AGNTCY's observe
+    # SDK writes each agent span (ioa_observe.span.kind agent) as a trace of its own, with no
+    # parent or link to the LangGraph run, so import can only give five traces. By first
+    # Timestamp: c2f181... (the graph, 1 row), fa1add... (LangGraph.workflow, 25 rows),
+    # 2ccd58... (supervisor.agent, 3), 68ddb2... (research.agent, 4), db0a6b... (supervisor.agent
+    # again, 3).
+    traces, _ = imported((EXPORTS / AGNTCY).read_bytes())
+    ids = sorted(t["trace_id"] for t in traces)
+    assert ids == [
+        "2ccd5814072747b22b5c602abed7f6a8",
+        "68ddb2299b5bb4496a79af32c1b3a99f",
+        "c2f181a3888aaf1c0c5526ed6e360e5e",
+        "db0a6b9cb792bef198c5717456a7ab37",
+        "fa1add5a6eba1e7f88c6561f3b3ccb32",
+    ]
+
+
+def test_agntcy_langgraph_run_as_clickhouse_rows() -> None:
+    # The trace fa1add...: LangGraph.workflow (traceloop.span.kind workflow, a container) from
+    # 21:37:02.820967 for 5785150000 ns, holding the tasks supervisor, researcher, supervisor.
+    # Its four ChatOpenAI.chat rows (llm.request.type chat: GenAI chat) report
+    # gen_ai.usage.prompt_tokens + completion_tokens 142 + 9, 104 + 24, 534 + 50 and 198 + 6
+    # = 1067 tokens; its one tavily_search_results_json.tool row (traceloop.span.kind tool) is
+    # the one tool call. No agent span is in this trace, so everything is the service's:
+    # one agent, multi-agent-service, working one thing at a time: W = S = makespan = 5.78515 s
+    # (5.7851 to four places).
+    traces, _ = imported((EXPORTS / AGNTCY).read_bytes())
+    (run,) = [t for t in traces if t["trace_id"].startswith("fa1add")]
+    assert [a["id"] for a in run["agents"]] == ["multi-agent-service"]
+    assert run["costs"] == {
+        "tool_calls": 1,
+        "messages": 0,
+        "tokens": 1067,
+        "wall_clock_s": 5.78515,
+    }
+    m = measured(run)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (5.7851, 5.7851, 5.7851)
+
+
+def test_agntcy_agent_span_as_a_trace_of_its_own() -> None:
+    # The trace 2ccd58...: supervisor.agent (ioa_observe.span.kind agent, entity supervisor:
+    # GenAI invoke_agent of agent supervisor) from 21:37:02.822897 for 920224000 ns, with its
+    # agent_start_event (+74 us, 47 us) and agent_end_event (+919953 us, 73 us), which follow
+    # no convention and so are supervisor's work: one agent, one chain of steps covering
+    # 0-0.920224 s, W = S = makespan = 0.920224 s.
+    traces, _ = imported((EXPORTS / AGNTCY).read_bytes())
+    (sup,) = [t for t in traces if t["trace_id"].startswith("2ccd58")]
+    assert sup["agents"] == [{"id": "supervisor", "role": "agent", "span_id": "9a9817d19c207423"}]
+    assert [(e["t"], e["t_end"], e["span_id"]) for e in sup["events"]] == [
+        (0.0, 7.4e-05, "9a9817d19c207423"),
+        (7.4e-05, 0.000121, "bc5692027c715f8c"),
+        (0.000121, 0.919953, "9a9817d19c207423"),
+        (0.919953, 0.920026, "eb5d89ab10349c99"),
+        (0.920026, 0.920224, "9a9817d19c207423"),
+    ]
+    assert sup["costs"]["wall_clock_s"] == 0.920224

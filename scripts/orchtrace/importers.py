@@ -248,14 +248,17 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             if e["t_end"] == last
         )
 
-    def busy(agent: str, span: Span, error: str | None = None) -> None:
+    def busy(
+        agent: str, span: Span, error: str | None = None, spent: dict[str, Any] | None = None
+    ) -> None:
         """Steps of AGENT over SPAN's own time (what its children leave), where it has any,
-        the last with ERROR: the time an agent spends in its own span, or waiting on a tool,
-        is its work too."""
+        the last with ERROR and SPENT (the tokens and cost of an agent span that has no return
+        to carry them): the time an agent spends in its own span, or waiting on a tool, is its
+        work too."""
         stretches = [(start, end) for start, end in _own_stretches(span) if end > start]
         for k, (start, end) in enumerate(stretches):
-            last = k == len(stretches) - 1
-            emit("step", agent, start, end, span, error=error if last else None, attributes=OWN)
+            extra = {"error": error, **(spent or {})} if k == len(stretches) - 1 else {}
+            emit("step", agent, start, end, span, attributes=OWN, **extra)
 
     # depth first, without recursion (spans may nest thousands deep): a task is a span to
     # visit, with the agent it acts for, or the closing step of a span whose children are done
@@ -294,8 +297,8 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             if agent is not None and (name in active.get(id(span), ()) or name in above(agent)):
                 name = agent  # a call back to an agent above: the caller's work (no loop)
             agents.setdefault(name, {"id": name, "role": "agent", "span_id": span.span_id})
-            if agent is None or agent == name:
-                busy(name, span)
+            if agent is None or agent == name:  # no return: its own steps carry its tokens
+                busy(name, span, spent=spent)
                 then_visit(span.children, name, None, run)
                 continue
             agents[name].setdefault("parent", agent)

@@ -6,7 +6,9 @@ stdouttrace (`SpanContext`, `Parent`, `StartTime`), Datadog trace lists (a list 
 each a list of spans, `start` and `duration` in nanoseconds, tags in `meta` and `metrics`) and
 AgentOps' trace API JSON (`{"trace": ..., "spans": [...]}` with `span_name` and ISO times;
 its `agentops.span.kind` agent, llm and tool are read as the GenAI operations invoke_agent,
-chat and execute_tool).
+chat and execute_tool) and the rows of the OpenTelemetry Collector's ClickHouse exporter
+(`TraceId`, `SpanId`, `Timestamp`, `Duration`, `SpanAttributes`; OpenLLMetry's
+`traceloop.span.kind` agent and tool and `llm.request.type` chat read as GenAI operations).
 
 `shape` names the shape a decoded document is in, and `refusal` says, for one that no reader
 takes, which shape it looks like and what it lacks.
@@ -191,12 +193,67 @@ def _agentops_spans(doc: dict[str, Any], where: str) -> list[Span]:
     return spans
 
 
+# OpenLLMetry's span kinds (traceloop.span.kind, or ioa_observe.span.kind as AGNTCY's
+# observe SDK writes it) and request types (llm.request.type) as GenAI operations; its workflows
+# and tasks are containers
+OPENLLMETRY_KINDS = {"agent": "invoke_agent", "tool": "execute_tool"}
+OPENLLMETRY_REQUESTS = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
+
+
+def openllmetry(attrs: dict[str, Any]) -> None:
+    """Mark ATTRS of an OpenLLMetry span with the GenAI operation its kind or request type
+    is, and the agent or tool it names (traceloop.entity.name), unless it says one itself."""
+    if "gen_ai.operation.name" in attrs:
+        return
+    kind = attrs.get("traceloop.span.kind") or attrs.get("ioa_observe.span.kind")
+    operation = OPENLLMETRY_KINDS.get(str(kind)) or OPENLLMETRY_REQUESTS.get(
+        str(attrs.get("llm.request.type"))
+    )
+    if operation is None:
+        return
+    attrs["gen_ai.operation.name"] = operation
+    name = attrs.get("traceloop.entity.name") or attrs.get("ioa_observe.entity.name")
+    if name and operation == "invoke_agent":
+        attrs.setdefault("gen_ai.agent.name", name)
+    elif name and operation == "execute_tool":
+        attrs.setdefault("gen_ai.tool.name", name)
+
+
+def _clickhouse_span(s: dict[str, Any], where: str) -> Span:
+    """A row of the OpenTelemetry Collector's ClickHouse exporter (otel_traces) as a query
+    gives it: `Timestamp` (UTC) and `Duration` in nanoseconds, attributes in `SpanAttributes`;
+    OpenLLMetry's span kinds read as GenAI operations."""
+    duration = integer(s.get("Duration"))
+    if duration is None:
+        raise ImportError_(f"{where}: Duration must be an integer (nanoseconds)")
+    start = iso_ns(s.get("Timestamp"), f"{where}.Timestamp")
+    attrs = dict(_mapping(s.get("SpanAttributes")))
+    openllmetry(attrs)
+    service = s.get("ServiceName") or _mapping(s.get("ResourceAttributes")).get("service.name")
+    links = s.get("Links.SpanId")
+    failed = str(s.get("StatusCode") or "").lower().endswith("error")
+    return Span(
+        str(s.get("TraceId", "")),
+        str(s.get("SpanId", "")),
+        str(s.get("ParentSpanId") or "") or None,
+        str(s.get("SpanName", "")),
+        start,
+        start + duration,
+        attrs,
+        str(service or ""),
+        str(s.get("StatusMessage") or "error") if failed else None,
+        links=[str(k) for k in links if k] if isinstance(links, list) else [],
+        where=where,
+    )
+
+
 SHAPES = {
     "python": ("OpenTelemetry Python's to_json() or Phoenix's span JSON",
                ("name", "context", "start_time")),
     "go": ("OpenTelemetry Go's stdouttrace", ("Name", "SpanContext", "StartTime")),
     "datadog": ("a Datadog trace list", ("span_id", "start", "duration")),
     "agentops": ("AgentOps' trace JSON", ("trace", "spans")),
+    "clickhouse": ("ClickHouse otel_traces rows", ("TraceId", "SpanId", "Timestamp", "Duration")),
 }  # fmt: skip
 
 
@@ -210,6 +267,8 @@ def shape(item: Any) -> str | None:
         return "python"
     if "span_id" in item and "start" in item and "duration" in item:
         return "datadog"
+    if "SpanId" in item and "Timestamp" in item and "Duration" in item:
+        return "clickhouse"
     if isinstance(item.get("spans"), list) and isinstance(item.get("trace"), dict):
         first = item["spans"][0] if item["spans"] else {}
         if isinstance(first, dict) and "span_name" in first:
@@ -221,7 +280,8 @@ def read(kind: str, item: dict[str, Any], where: str) -> list[Span]:
     """The spans of ITEM, of the shape KIND."""
     if kind == "agentops":
         return _agentops_spans(item, f"{where}." if where else "")
-    reader = {"python": _python_span, "go": _go_span, "datadog": _datadog_span}[kind]
+    reader = {"python": _python_span, "go": _go_span, "datadog": _datadog_span,
+              "clickhouse": _clickhouse_span}[kind]  # fmt: skip
     return [reader(item, where or "the span")]
 
 
@@ -240,6 +300,8 @@ LOOKS = (
     ("a Datadog trace list", ("span_id", "trace_id", "start", "duration", "meta"),
      ("trace_id", "span_id", "start", "duration")),
     ("AgentOps' trace JSON", ("trace", "spans", "span_name", "span_id"), ("trace", "spans")),
+    ("a ClickHouse otel_traces row", ("TraceId", "SpanId", "Timestamp", "Duration", "SpanName"),
+     ("TraceId", "SpanId", "Timestamp", "Duration")),
 )  # fmt: skip
 
 
@@ -261,7 +323,8 @@ def refusal(item: Any, where: str) -> str:
             f"{at}: not a span export orchtrace reads (it has {found}); it reads OTLP JSON "
             "(resourceSpans) or protobuf, Jaeger (data, traceID, spanID), Tempo (batches), "
             "Langfuse (observations), OpenTelemetry JS (spanContext), Python and Phoenix "
-            "(context), Go (SpanContext), Datadog (span_id, start) and AgentOps (trace, spans)"
+            "(context), Go (SpanContext), Datadog (span_id, start), AgentOps (trace, spans) and "
+            "ClickHouse rows (TraceId, Timestamp, Duration)"
         )
     missing = [k for k in need if k not in keys]
     lacking = f"it lacks {', '.join(missing)}" if missing else "its values are not of that shape"
