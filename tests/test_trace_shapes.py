@@ -25,6 +25,20 @@ from test_trace_import import imported, measured
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
 
 
+def one_chain(trace: dict[str, Any], tool_calls: int, tokens: int, wall_s: float) -> dict[str, Any]:
+    """A run done one thing at a time: its costs are these, and its work, critical path and
+    makespan are all its wall time (to four places, as metrics rounds); its measures."""
+    assert trace["costs"] == {
+        "tool_calls": tool_calls,
+        "messages": 0,
+        "tokens": tokens,
+        "wall_clock_s": wall_s,
+    }
+    m = measured(trace)
+    assert (m["work"], m["critical_path"], m["makespan"]) == (round(wall_s, 4),) * 3
+    return m
+
+
 def steps(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [
         (e["type"], e["agent"], e["t"], e["t_end"], e["span_id"], e.get("tokens"))
@@ -50,14 +64,7 @@ def test_datadog_trace_list_of_the_openai_integration() -> None:
         ("step", "openai.request", 0.010711, 0.013184, "2", None),
         ("step", "openai.request", 0.013184, 0.015813, "1", 18),
     ]
-    assert trace["costs"] == {
-        "tool_calls": 0,
-        "messages": 0,
-        "tokens": 18,
-        "wall_clock_s": 0.015813,
-    }
-    m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (0.0158, 0.0158, 0.0158)
+    one_chain(trace, tool_calls=0, tokens=18, wall_s=0.015813)
 
 
 def test_datadog_trace_list_of_two_traces() -> None:
@@ -132,14 +139,7 @@ def test_agentops_trace_of_a_crewai_run() -> None:
         ("spawn", "agentops", 12.079844),
         ("return", "Songwriter", 28.822432),
     ]
-    assert trace["costs"] == {
-        "tool_calls": 0,
-        "messages": 0,
-        "tokens": 977,
-        "wall_clock_s": 28.973084,
-    }
-    m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (28.9731, 28.9731, 28.9731)
+    m = one_chain(trace, tool_calls=0, tokens=977, wall_s=28.973084)
     assert (m["spawned_agents"], m["spawn_depth"], m["observed_speedup"]) == (2, 1, 1.0)
 
 
@@ -287,14 +287,7 @@ def test_microsoft_agent_framework_console_output() -> None:
     assert trace["trace_id"] == "f2258b51421fe9cf4c0bd428c87b1ae4"
     assert trace["agents"] == [{"id": "Joker", "role": "agent", "span_id": "2cad6fc139dcf01d"}]
     assert steps(trace) == [("step", "Joker", 0.0, 8.607701, "2cad6fc139dcf01d", 55)]
-    assert trace["costs"] == {
-        "tool_calls": 0,
-        "messages": 0,
-        "tokens": 55,
-        "wall_clock_s": 8.607701,
-    }
-    m = measured(trace)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (8.6077, 8.6077, 8.6077)
+    one_chain(trace, tool_calls=0, tokens=55, wall_s=8.607701)
 
 
 def test_a_single_jaeger_trace_object_listing_a_span_id_twice_is_refused() -> None:
@@ -346,14 +339,7 @@ def test_agntcy_langgraph_run_as_clickhouse_rows() -> None:
     traces, _ = imported((EXPORTS / AGNTCY).read_bytes())
     (run,) = [t for t in traces if t["trace_id"].startswith("fa1add")]
     assert [a["id"] for a in run["agents"]] == ["multi-agent-service"]
-    assert run["costs"] == {
-        "tool_calls": 1,
-        "messages": 0,
-        "tokens": 1067,
-        "wall_clock_s": 5.78515,
-    }
-    m = measured(run)
-    assert (m["work"], m["critical_path"], m["makespan"]) == (5.7851, 5.7851, 5.7851)
+    one_chain(run, tool_calls=1, tokens=1067, wall_s=5.78515)
 
 
 def test_agntcy_agent_span_as_a_trace_of_its_own() -> None:

@@ -278,10 +278,10 @@ def readme(root: Path | None, check_only: bool) -> None:
     from .publish.readme import ReadmeError, update_readme
 
     root = resolve_root(root)
-    corpus = _valid_result(root, stats=False).corpus
+    result = _valid_result(root, stats=False)
     try:
         with corpus_lock(root) if not check_only else nullcontext():
-            changed = update_readme(corpus, root / "README.md", check_only)
+            changed = update_readme(result.corpus, root / "README.md", check_only, result.claims)
     except (ReadmeError, OutputError) as exc:
         _fail("readme", exc)
     if check_only:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -280,15 +281,27 @@ def _js_span(s: dict[str, Any], where: str) -> Span:
     )
 
 
-def _iso(raw: Any, where: str) -> int:
-    """An ISO 8601 time (UTC unless it says otherwise) in nanoseconds since the epoch."""
+# an ISO 8601 time with up to nine digits of fraction (Go writes nanoseconds)
+_ISO = re.compile(
+    r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?\d*(Z|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def iso_ns(raw: Any, where: str) -> int:
+    """An ISO 8601 time in nanoseconds since the epoch, to the nanosecond (UTC unless it says
+    otherwise)."""
+    m = _ISO.match(str(raw).strip())
     try:
-        moment = datetime.fromisoformat(str(raw))
-    except ValueError as exc:
+        if m is None:
+            raise ValueError(raw)
+        whole, fraction, zone = m.groups()
+        moment = datetime.fromisoformat(whole + (zone or "").replace("Z", "+00:00"))
+    except ValueError as exc:  # not the form, or no such day (a month 13)
         raise ImportError_(f"{where}: {raw!r} is not an ISO 8601 time") from exc
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) * 1000
+    seconds = int(moment.timestamp())
+    return seconds * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
 
 
 def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
@@ -297,8 +310,8 @@ def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
     spans = []
     for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
         at = f"{where}observations[{i}]"
-        start = _iso(o.get("startTime"), f"{at}.startTime")
-        end = _iso(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
+        start = iso_ns(o.get("startTime"), f"{at}.startTime")
+        end = iso_ns(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
         meta = json_mapping(o.get("metadata"))
         attrs = dict(_mapping(meta.get("attributes")))
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())

@@ -16,31 +16,11 @@ takes, which shape it looks like and what it lacks.
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
 from typing import Any
 
-from .spans import ImportError_, Span, integer
+from .spans import ImportError_, Span, integer, iso_ns
 
-# an ISO 8601 time with up to nine digits of fraction (Go writes nanoseconds)
-_ISO = re.compile(
-    r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?\d*(Z|[+-]\d{2}:?\d{2})?$"
-)
 _GO_ZERO = "0001-01-01T00:00:00Z"  # Go's zero time: a span not ended
-
-
-def iso_ns(raw: Any, where: str) -> int:
-    """An ISO 8601 time in nanoseconds since the epoch, to the nanosecond (UTC unless it says
-    otherwise)."""
-    m = _ISO.match(str(raw).strip())
-    if m is None:
-        raise ImportError_(f"{where}: {raw!r} is not an ISO 8601 time")
-    whole, fraction, zone = m.groups()
-    moment = datetime.fromisoformat(whole + (zone or "").replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    seconds = int(moment.timestamp())
-    return seconds * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
 
 
 def _mapping(raw: Any) -> dict[str, Any]:

@@ -55,11 +55,15 @@ class ClaimResult:
     now: Outcome | None = None  # on the live corpus, for a release's claim
     # at the claim's release with its declared corrections undone: the verdict as published
     published: Outcome | None = None
-    since: str = ""  # the first day after its release that an entry breaking it appeared
-    # entries the live corpus adds to its hits: published after its release, and before it
-    # (work the release's search missed), each as (key, day)
+    # entries the live corpus adds to its hits: published after its release (by day), and
+    # before it (work the release's search missed), each as (key, day)
     later: tuple[tuple[str, str], ...] = ()
     missed: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def since(self) -> str:
+        """The first day after its release that an entry breaking it appeared."""
+        return self.later[0][1] if self.later else ""
 
     @property
     def held(self) -> bool:
@@ -136,7 +140,7 @@ def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
         at = evaluate_one(c, view)
         published = evaluate_one(c, _undone(view, c)) if c.corrections else None
         now = None if c.snapshot == LIVE else evaluate_one(c, live[c.kind])
-        history = _since(at, now, live[c.kind], cutoffs[c.snapshot]) if now else ("", (), ())
+        history = _added_since(at, now, live[c.kind], cutoffs[c.snapshot]) if now else ((), ())
         out.append(ClaimResult(c, at, now, published, *history))
     return out
 
@@ -150,13 +154,13 @@ def _undone(records: dict[str, dict[str, Any]], claim: Claim) -> dict[str, dict[
     return out
 
 
-def _since(
+def _added_since(
     at: Outcome, now: Outcome, live: dict[str, dict[str, Any]], cutoff: str
-) -> tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """When the literature stopped bearing a release's claim out: the entries the live corpus
-    adds to its hits, split at the release's day CUTOFF by their `published` day (else their
-    year) into those that appeared after it and those its search missed, and the first day of
-    the former. An entry known only by the release's year is in neither."""
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """The entries the live corpus adds to a release's claim's hits, split at the release's
+    day CUTOFF by their `published` day (else their year) into those that appeared after it
+    and those its search missed, each by day. An entry known only by the release's year is in
+    neither."""
     later: list[tuple[str, str]] = []
     missed: list[tuple[str, str]] = []
     for k in sorted(set(now.keys) - set(at.keys)):
@@ -169,7 +173,7 @@ def _since(
             (later if day > cutoff[:4] else missed).append((k, day))
     later.sort(key=lambda x: (x[1], x[0]))
     missed.sort(key=lambda x: (x[1], x[0]))
-    return (later[0][1] if later else ""), tuple(later), tuple(missed)
+    return tuple(later), tuple(missed)
 
 
 def evaluate_one(claim: Claim, records: dict[str, dict[str, Any]]) -> Outcome:

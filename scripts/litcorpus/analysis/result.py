@@ -79,7 +79,7 @@ def analyse(
         corpus.as_of_day is None
         and release is not None
         and len(included) > 1
-        and "+" not in corpus.version()
+        and not any((r.added or dt.date.min) > release.date for r in corpus.records)
         and not any(s.date_run > release.date for s in searches.items.values())
     )
     is_release = release is not None and (release.date == corpus.as_of_day or unchanged)

@@ -10,14 +10,14 @@ being on the site's paper pages.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from safewrite.files import write_file
 
-from ..analysis.claims import evaluate
+from ..analysis.claims import ClaimResult
 from ..analysis.reader import reader_tables
-from ..model.claimsfile import load_claims
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.naming import byline
@@ -87,13 +87,12 @@ def reader_parts(corpus: Corpus) -> tuple[list[str], list[str]]:
     return [line for m in maps for line in (m, "")][:-1], tables[:-1]
 
 
-def changed_findings(corpus: Corpus) -> str:
+def changed_findings(claims: Sequence[ClaimResult]) -> str:
     """One paragraph on the release claims that held and no longer hold on the live corpus,
     so a reader of the list sees which findings the literature since has moved."""
     moved = [
-        r for r in evaluate(load_claims(corpus).claims, corpus)
-        if r.claim.where and r.held and r.now is not None and not r.now.held
-    ]  # fmt: skip
+        r for r in claims if r.claim.where and r.held and r.now is not None and not r.now.held
+    ]
     if not moved:
         return ""
     parts = []
@@ -112,7 +111,9 @@ def changed_findings(corpus: Corpus) -> str:
     )
 
 
-def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
+def generate_block(
+    corpus: Corpus, tail_headings: list[str], claims: Sequence[ClaimResult] = ()
+) -> str:
     tax = corpus.taxonomy
     tag_axes = tax.views.readme_tags
     papers = sorted(
@@ -129,7 +130,7 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
         f"audited (corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
         "",
     ]
-    findings = changed_findings(corpus)
+    findings = changed_findings(claims)
     lines += [findings, ""] if findings else []
     lines += [
         "## Contents",
@@ -149,8 +150,9 @@ def generate_block(corpus: Corpus, tail_headings: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render_readme(corpus: Corpus, current: str) -> str:
-    """README text with the generated block replaced."""
+def render_readme(corpus: Corpus, current: str, claims: Sequence[ClaimResult] = ()) -> str:
+    """README text with the generated block replaced; CLAIMS, the analysis's claim results,
+    say which findings have moved."""
     if current.count(BEGIN) != 1 or current.count(END) != 1:
         raise ReadmeError(
             "readme-markers", f"README.md must hold the markers once each: {BEGIN} {END}"
@@ -158,10 +160,12 @@ def render_readme(corpus: Corpus, current: str) -> str:
     head, rest = current.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     tail_headings = re.findall(r"^## (.+?)\s*$", tail, flags=re.MULTILINE)
-    return head + generate_block(corpus, tail_headings) + tail
+    return head + generate_block(corpus, tail_headings, claims) + tail
 
 
-def readme_text(corpus: Corpus, path: Path) -> tuple[str, str]:
+def readme_text(
+    corpus: Corpus, path: Path, claims: Sequence[ClaimResult] = ()
+) -> tuple[str, str]:
     """README.md as it is, and with the generated block made anew (ReadmeError when it cannot
     be read or lacks its markers)."""
     try:
@@ -170,13 +174,15 @@ def readme_text(corpus: Corpus, path: Path) -> tuple[str, str]:
         raise ReadmeError(
             "unreadable-input", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
         ) from exc
-    return current, render_readme(corpus, current)
+    return current, render_readme(corpus, current, claims)
 
 
-def update_readme(corpus: Corpus, path: Path, check_only: bool = False) -> bool:
+def update_readme(
+    corpus: Corpus, path: Path, check_only: bool = False, claims: Sequence[ClaimResult] = ()
+) -> bool:
     """Rewrite the generated block; True when README.md changed (or would change). The
     caller holds the corpus lock (outputs.corpus_lock) when it writes."""
-    current, new = readme_text(corpus, path)
+    current, new = readme_text(corpus, path, claims)
     if new != current and not check_only:
         write_file(path, new.encode(), clean=True)
     return new != current

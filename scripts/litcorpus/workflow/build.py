@@ -174,7 +174,7 @@ def _build(root: Path, progress: Progress | None, force: bool) -> Built:
     for name in OUTPUTS:  # every output is checked before any is written
         check_tree(root / name, TOOL, name, keep, no_inside)
     readme_path = root / "README.md"
-    current, new_readme = readme.readme_text(corpus, readme_path)
+    current, new_readme = readme.readme_text(corpus, readme_path, result.claims)
     if new_readme != current:
         check_writable(readme_path.parent)
         check_writable(readme_path)
