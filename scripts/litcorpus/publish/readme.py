@@ -90,9 +90,7 @@ def reader_parts(corpus: Corpus) -> tuple[list[str], list[str]]:
 def changed_findings(claims: Sequence[ClaimResult]) -> str:
     """One paragraph on the release claims that held and no longer hold on the live corpus,
     so a reader of the list sees which findings the literature since has moved."""
-    moved = [
-        r for r in claims if r.claim.where and r.held and r.now is not None and not r.now.held
-    ]
+    moved = [r for r in claims if r.claim.where and r.held and r.now is not None and not r.now.held]
     if not moved:
         return ""
     parts = []
@@ -163,9 +161,7 @@ def render_readme(corpus: Corpus, current: str, claims: Sequence[ClaimResult] = 
     return head + generate_block(corpus, tail_headings, claims) + tail
 
 
-def readme_text(
-    corpus: Corpus, path: Path, claims: Sequence[ClaimResult] = ()
-) -> tuple[str, str]:
+def readme_text(corpus: Corpus, path: Path, claims: Sequence[ClaimResult] = ()) -> tuple[str, str]:
     """README.md as it is, and with the generated block made anew (ReadmeError when it cannot
     be read or lacks its markers)."""
     try:
