@@ -518,6 +518,67 @@ def test_a_zotero_bibliography_with_arxiv_dois(clone: Path) -> None:
     assert ": same DOI id 10.1051/0004-6361/201322068" in run.stdout
 
 
+def test_an_openalex_made_bibliography(clone: Path, tmp_path: Path) -> None:
+    """AutoResearchClaw's 191 entries, built from OpenAlex records: refused whole while two keys
+    each name two works; with the second of each renamed, OpenAlex's arXiv DOIs and arXiv
+    categories given as journals come in as arXiv records."""
+    raw = SEARCH / "bibtex/openalex-autoresearchclaw-references.bib"
+    before = tree(clone)
+    refused = litcorpus("search", "import", str(raw), "--root", str(clone), "--source", "bibtex",
+                        "--query", "edge ai", "--database", "OpenAlex")  # fmt: skip
+    assert refused.returncode == 1 and "bibtex-invalid" in refused.stderr
+    assert "key 'denisova2024invariants' is used twice (lines 918 and 928)" in refused.stderr
+    assert "key 'denisova2023invariants' is used twice (lines 1187 and 1264)" in refused.stderr
+    assert tree(clone) == before
+    lines = raw.read_text(encoding="utf-8").split("\n")
+    lines[927] = lines[927].replace("invariants,", "invariantsb,")  # line 928
+    lines[1263] = lines[1263].replace("invariants,", "invariantsb,")  # line 1264
+    fixed = tmp_path / "references.bib"
+    fixed.write_text("\n".join(lines), encoding="utf-8")
+    found = {f.key: f for f in read(str(fixed), "bibtex")}
+    assert len(found) == 191
+    openalex_form = {
+        "weber2024redpajama": "2411.12372", "liu2021aggregate": "2111.11057",
+        "chen2024drimann": "2410.15621", "brandhofer2023optimal": "2308.00194",
+    }  # fmt: skip
+    for key, arxiv in openalex_form.items():
+        assert (found[key].ids, found[key].venue) == ({"arxiv": arxiv}, "arXiv"), key
+    # journal = {quant-ph}
+    assert (found["tuziemski2025recent"].ids, found["tuziemski2025recent"].venue) == (
+        {"arxiv": "2510.06337"}, "arXiv",
+    )  # fmt: skip
+    assert found["desislavov2021compute"].ids == {
+        "arxiv": "2109.05472", "doi": "10.1016/j.suscom.2023.100857",
+    }  # fmt: skip
+    assert sum("arxiv" in f.ids for f in found.values()) == 116
+    assert sum("doi" in f.ids for f in found.values()) == 95
+    assert sum(not f.ids for f in found.values()) == 2
+    run = litcorpus("search", "import", str(fixed), "--root", str(clone), "--source", "bibtex",
+                    "--query", "edge ai", "--database", "OpenAlex")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "191 records found, 0 duplicates removed, 191 queued" in run.stdout
+    assert run.stderr == ""
+
+
+def test_an_entry_whose_fields_name_two_arxiv_ids_is_said(clone: Path, tmp_path: Path) -> None:
+    bib = tmp_path / "two.bib"
+    bib.write_text(
+        "@article{k1, title = {Agents that disagree}, author = {Doe, Jane}, year = {2025},\n"
+        "  journal = {cs.MA}, eprint = {2501.00001}, archiveprefix = {arXiv},\n"
+        "  url = {https://arxiv.org/abs/2404.12621v2}}\n",
+        encoding="utf-8",
+    )
+    run = litcorpus("search", "import", str(bib), "--root", str(clone), "--source", "bibtex",
+                    "--query", "agents")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == [
+        "litcorpus search import: warning: BibTeX entry 'k1' (line 1): "
+        "arxiv 2501.00001 kept, 2404.12621 also named"
+    ]
+    (queued,) = [json.loads(x) for x in (clone / "screening/queue.jsonl").read_text().splitlines()]
+    assert (queued["ids"], queued["venue"]) == ({"arxiv": "2501.00001"}, "arXiv")
+
+
 def test_a_bibliography_with_broken_entries_is_refused_whole(clone: Path) -> None:
     """richai's first three entries lack the comma after their key (lines 1, 9 and 20)."""
     before = tree(clone)

@@ -85,6 +85,9 @@ def _import(
         f"logged search {done.search}: {done.found} records found, {len(done.merges)} "
         f"duplicates removed, {len(done.queued)} queued"
     )
+    for f in found:
+        for clash in f.clashes:
+            click.echo(f"litcorpus search import: warning: {f.where}: {clash}", err=True)
     for m in done.merges[:SHOWN]:
         joined = f" (joined: {', '.join(sorted(m.joined))})" if m.joined else ""
         title = m.found.title[:70]

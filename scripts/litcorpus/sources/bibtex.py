@@ -26,6 +26,12 @@ from .found import Found, SourceError, normal_ids, text, venue, year_of
 VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "howpublished", "institution", "publisher")
 _LATEX = LatexNodes2Text()
 _ARXIV_IN_TEXT = re.compile(r"(?:arxiv[:/ ]|abs/)(\d{4}\.\d{4,5})", re.IGNORECASE)
+# An arXiv category where the venue belongs ("quant-ph", "cs.AI"), as some tools write an
+# eprint's primary class into `journal`: it names the arXiv, not a journal.
+_ARXIV_CATEGORY = re.compile(
+    r"^(?:cs|math|physics|stat|eess|econ|q-bio|q-fin|astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|"
+    r"hep-ph|hep-th|math-ph|nlin|nucl-ex|nucl-th|quant-ph)(?:\.[A-Za-z-]+)?$"
+)
 
 
 def _decoded(parts: list[str]) -> str:
@@ -126,14 +132,19 @@ def bibtex_records(data: str, name: str = "the BibTeX input") -> list[Found]:
         archive = clean.get("archiveprefix", clean.get("eprinttype", "arxiv")).lower()
         blob = " ".join(clean.get(k, "") for k in ("journal", "note", "howpublished"))
         in_text = _ARXIV_IN_TEXT.search(blob)
+        clashes: list[str] = []
         ids = normal_ids(
             dois=clean.get("doi"),
             arxiv=[eprint if archive == "arxiv" else "", in_text.group(1) if in_text else ""],
             urls=clean.get("url"),
+            clashes=clashes,
         )
         raw_venue = next((clean[k] for k in VENUE_FIELDS if clean.get(k)), "")
         # "arXiv preprint arXiv:2308.03688" names the arXiv as its venue
-        plain_venue = venue(raw_venue) if not raw_venue.lower().startswith("arxiv") else "arXiv"
+        arxiv_named = raw_venue.lower().startswith("arxiv") or (
+            "arxiv" in ids and _ARXIV_CATEGORY.match(raw_venue) is not None
+        )
+        plain_venue = "arXiv" if arxiv_named else venue(raw_venue)
         line = (entry.start_line or 0) + 1
         out.append(
             Found(
@@ -149,6 +160,7 @@ def bibtex_records(data: str, name: str = "the BibTeX input") -> list[Found]:
                 abstract=text(clean.get("abstract", "")),
                 where=f"BibTeX entry '{entry.key}' (line {line})",
                 key=entry.key,
+                clashes=clashes,
             )
         )
     return out

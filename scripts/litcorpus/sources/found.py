@@ -88,6 +88,7 @@ class Found:
     abstract: str = ""
     where: str = ""  # "record 3 (line 41)": where a message about it points
     key: str = ""  # the export's own key for it (a BibTeX key, a CSL-JSON id)
+    clashes: list[str] = field(default_factory=list)  # its fields disagree: said on import
 
     def facts(self) -> dict[str, Any]:
         """The record's facts as the queue and a scaffolded entry take them."""
@@ -140,28 +141,36 @@ def normal_ids(
     openalex: Any = None,
     semanticscholar: Any = None,
     openreview: Any = None,
+    clashes: list[str] | None = None,
 ) -> dict[str, str]:
     """The identifiers a record's fields name, normalised; an arXiv DOI becomes the arXiv id
-    it stands for rather than a DOI of its own."""
+    it stands for rather than a DOI of its own. The first field to name an identifier wins;
+    where a later one names another, `clashes` (if given) is told which was kept."""
     ids: dict[str, str] = {}
+
+    def keep(kind: str, value: str) -> None:
+        kept = ids.setdefault(kind, value)
+        if kept != value and clashes is not None:
+            clashes.append(f"{kind} {kept} kept, {value} also named")
+
     for value in _many(arxiv):
         found = arxiv_id(value)
         if found:
-            ids.setdefault("arxiv", found)
+            keep("arxiv", found)
     for value in _many(dois):
         found = arxiv_id(value) if _ARXIV_DOI.search(str(value)) else None
         if found:
-            ids.setdefault("arxiv", found)
+            keep("arxiv", found)
         elif (d := doi(value)) is not None:
-            ids.setdefault("doi", d)
+            keep("doi", d)
     for value in _many(urls):
         u = str(value)
         if (a := _ARXIV_URL.search(u) or _ARXIV_DOI.search(u)) is not None:
-            ids.setdefault("arxiv", a.group(1))
+            keep("arxiv", a.group(1))
         elif (o := _OPENREVIEW.search(u)) is not None:
-            ids.setdefault("openreview", o.group(1))
+            keep("openreview", o.group(1))
         elif "doi.org/" in u and (d := doi(u)) is not None:
-            ids.setdefault("doi", d)
+            keep("doi", d)
     if openalex and (m := _OPENALEX.match(str(openalex).strip())):
         ids["openalex"] = m.group(1).upper()
     if semanticscholar and (m := _S2.match(str(semanticscholar).strip())):
