@@ -618,7 +618,10 @@ def test_a_worker_process_gives_the_same_answers(
     assert "failed" not in caplog.text  # the worker did its part in both formats
     nan = json.loads(text)
     nan["events"][3]["t"] = float("nan")
-    for spoiled in (_spoiled(text), json.dumps(nan)):
+    # a repeated key, found while the worker replays: the plain reading's problems, measures none
+    repeated = text.replace('"type": ', '"type": "spawn", "type": ', 1)
+    assert examine(repeated, "x", measure=True).measures is None
+    for spoiled in (_spoiled(text), json.dumps(nan), repeated):
         with_worker = examine(spoiled, "x", measure=True).problems
         monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 10**12)
         assert with_worker and with_worker == examine(spoiled, "x", measure=True).problems

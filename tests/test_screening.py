@@ -536,3 +536,16 @@ def test_a_search_run_on_a_releases_day_after_it_counts_after_it(
     assert stats.returncode == 0, stats.stderr
     held = json.loads((out / "stats.json").read_text())["prisma_update"]["searches"]
     assert (held["identified"], sum(st["excluded"] for st in held["stages"])) == (10, 10)
+
+
+def test_the_rankings_weights_give_the_relevant_records_9_8_times_the_irrelevant() -> None:
+    """One relevant and three irrelevant records: by hand, 1 and 1/29.4 each before scaling; their
+    sum, 1 + 3/29.4 = 1.10204, is scaled to 4, so 3.6296 and 0.1235 each, and
+    3.6296 / (3 x 0.1235) = 9.8."""
+    import numpy as np
+
+    from litcorpus.screening.rank import sample_weights
+
+    w = sample_weights(np.array([1, 0, 0, 0]))
+    assert w.round(4).tolist() == [3.6296, 0.1235, 0.1235, 0.1235]
+    assert round(w[0] / w[1:].sum(), 6) == 9.8 and round(w.mean(), 12) == 1.0

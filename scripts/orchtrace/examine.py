@@ -5,7 +5,9 @@ Reads a trace's text (or a parsed Document); returns its problems, its measures 
 were asked for and it has no errors, and its data in our names (for the HTML view). A trace of
 PARALLEL_BYTES or more gets a second process (worker.py), forked before decoding, that reads it
 again for its ids, resolves the edge ends and replays the dependency graph while this one runs
-the checks; if it fails, this process does its work (the answers are the same either way).
+the checks; if it fails, this process does its work (the answers are the same either way). The
+check for repeated keys waits until the worker has what it replays, and a trace that fails it is
+read again as plain JSON, as a small one is at once.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def examine(text: bytes | str, label: str, measure: bool = False) -> Examined:
     """Every problem of the trace TEXT, and its measures if MEASURE."""
     worker = Worker.start(second_reading, text) if len(text) >= PARALLEL_BYTES else None
     try:
-        return examine_document(parse(text, label), measure, worker)
+        return examine_document(parse(text, label, defer_keys=worker is not None), measure, worker)
     finally:
         if worker is not None:
             worker.close(kill=True)  # whatever it still computes is not wanted
@@ -78,7 +80,9 @@ def examine_document(
     replay = None
     if measure and not any(bad.values()):  # the worker replays while the checks run
         replay = start_replay(tb, worker)
-    located = worker.receive() if worker is not None else None
+    located = worker.receive() if worker is not None else None  # frees it to replay
+    if (again := _rechecked(doc, measure)) is not None:  # while the worker replays
+        return again
     if located is None:
         located = locate(tb.ids, edge_ends(listed, bad.get("edges", set())))
     resolve_ends(tb, located)
@@ -95,3 +99,10 @@ def examine_document(
         rep.add("$.edges", "dependency-cycle", message)
         return Examined(rep.finish(), None, data)
     return Examined(rep.finish(), measures, data, replay)
+
+
+def _rechecked(doc: Document, measure: bool) -> Examined | None:
+    """The plain reading's answer when DOC's deferred key check fails (a key repeated: what a
+    worker computes is not wanted), else None."""
+    plain = doc.recheck() if doc.recheck is not None else None
+    return examine_document(plain, measure) if plain is not None else None

@@ -181,23 +181,28 @@ def _colons(sections: list[Any]) -> int:
     return count
 
 
-def decode(text: str | bytes, fmt: str) -> Any:
+def decode(text: str | bytes, fmt: str, keys: bool = True) -> Any:
     """The trace as structs, or raises msgspec.DecodeError (ValidationError is a subclass).
 
-    Also refused: a trace with a key the structs do not hold, a repeated key above all (JSON
-    readers keep the last one without a word). Every key is followed by a colon, and the
-    structs, written back, hold the same strings, so the text has as many colons as the
-    structs written back exactly when every key was kept."""
+    Also refused, unless KEYS is false (then the caller runs `keys_kept` itself): a trace with a
+    key the structs do not hold, a repeated key above all (JSON readers keep the last one
+    without a word)."""
     trace = _decoder(fmt).decode(text)
     if fmt == "artifact" and not {"tokens", "wall_clock_s"} <= trace.costs.keys():
         raise msgspec.ValidationError("costs needs tokens and wall_clock_s")
+    if keys and not keys_kept(text, trace):
+        raise msgspec.ValidationError("a key is repeated or not read")
+    return trace
+
+
+def keys_kept(text: str | bytes, trace: Any) -> bool:
+    """Whether TRACE, decoded from TEXT, kept every key of it. Every key is followed by a colon,
+    and the structs, written back, hold the same strings, so the text has as many colons as the
+    structs written back exactly when every key was kept."""
     raw = text if isinstance(text, bytes) else text.encode()
     sections = {k: getattr(trace, k) for k in ("agents", "events", "edges") if k in trace}
     rest = msgspec.structs.replace(trace, **{key: [] for key in sections})
-    kept = _colons([[rest], *sections.values()])
-    if raw.count(b":") != kept:
-        raise msgspec.ValidationError("a key is repeated or not read")
-    return trace
+    return raw.count(b":") == _colons([[rest], *sections.values()])
 
 
 class _Id(msgspec.Struct, gc=False):

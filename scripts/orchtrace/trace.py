@@ -70,6 +70,8 @@ class Document:
     data: Any
     problems: list[TraceProblem]
     format: str = ""
+    # typed data whose keys are still to be checked: None if they hold, else the plain reading
+    recheck: Callable[[], Document | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.format:
@@ -130,22 +132,34 @@ def _problem(label: str, code: str, message: str, hint: str = "") -> Document:
     return Document(label, None, [TraceProblem(label, "$", code, message, hint)], "current")
 
 
-def parse(text: bytes | str, label: str) -> Document:
+def parse(text: bytes | str, label: str, defer_keys: bool = False) -> Document:
     """One trace: typed structs when it matches its format's item rules, else plain JSON data
     (NaN and Infinity, which Python's json accepts, and repeated keys reported with their
-    paths)."""
+    paths). With DEFER_KEYS, typed data comes before its keys are checked, with the check as
+    its `recheck` (examine.py runs it while a second process replays the trace)."""
     import msgspec
 
-    from .formats import detect
-    from .model import decode, guess_format
+    from .model import decode, guess_format, keys_kept
 
     first = guess_format(text)
     for fmt in (first, "artifact" if first == "current" else "current"):
         try:  # the fast path: parse and check every item against the schema in one pass
-            return Document(label, decode(text, fmt), [], fmt)
+            data = decode(text, fmt, keys=not defer_keys)
+            break
         except msgspec.DecodeError:
             pass  # a wrong guess fails at once, most often on a top-level field
-    # read again as plain JSON, to report every problem
+    else:
+        return _plain(text, label)
+    doc = Document(label, data, [], fmt)
+    if defer_keys:
+        doc.recheck = lambda: None if keys_kept(text, data) else _plain(text, label)
+    return doc
+
+
+def _plain(text: bytes | str, label: str) -> Document:
+    """TEXT read as plain JSON, to report every problem."""
+    from .formats import detect
+
     constants: list[str] = []
     found: list[bool] = []
 

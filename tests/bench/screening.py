@@ -22,6 +22,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -192,10 +193,12 @@ def bench_simulate(folder: Path, seeds: int, peer: Path | None) -> list[dict[str
     for data in sorted(folder.glob("*.csv")):
         labelled = read_labelled(decode(data.read_bytes(), str(data)), data.stem)
         step = 1
+        began = time.perf_counter()
         ours = [measures(replay(labelled, s, step)) for s in range(seeds)]
         row: dict[str, Any] = {
             "dataset": data.stem, "records": len(labelled.labels),
             "relevant": sum(labelled.labels), "seeds": seeds, "ours": _mean(ours),
+            "ours_seconds": round(time.perf_counter() - began, 1),
         }  # fmt: skip
         randoms = []
         for s in range(seeds):
@@ -206,7 +209,9 @@ def bench_simulate(folder: Path, seeds: int, peer: Path | None) -> list[dict[str
             randoms.append(measures(labels))
         row["random"] = _mean(randoms)
         if peer is not None:
+            began = time.perf_counter()
             row["asreview"] = _mean([measures(asreview_order(peer, data, s)) for s in range(seeds)])
+            row["asreview_seconds"] = round(time.perf_counter() - began, 1)
         out.append(row)
     return out
 
@@ -244,7 +249,10 @@ def main() -> None:
             )
             if "asreview" in r:
                 line += f", ASReview {r['asreview']['wss@95']:.3f}"
-            print(line + f", random {r['random']['wss@95']:.3f}")
+            line += f", random {r['random']['wss@95']:.3f}; {r['ours_seconds']} s"
+            if "asreview" in r:
+                line += f" against {r['asreview_seconds']} s"
+            print(line)
     args.out.write_text(json.dumps(result, indent=2))
 
 

@@ -2,18 +2,22 @@
 heuristic's verdict.
 
 The model is the family of ASReview's default: TF-IDF over word 1- and 2-grams (sublinear
-term frequency) and a linear classifier (scikit-learn's logistic regression, classes weighted
-by their size, so that a few inclusions among many exclusions still count). It is trained on
-the corpus's own decisions as prior knowledge (each retained entry's title and summary as
-relevant, each exclusion's title and note as irrelevant; these are the corpus's words) and on
-every decided queue record (its title, with its abstract where the local store has it).
+term frequency) and a linear support vector machine (scikit-learn's LinearSVC, squared hinge
+loss, C 0.3). Relevant records weigh RELEVANT_RATIO times as much in all as the irrelevant ones,
+the weights scaled to average 1, which is how ASReview's default balances a few inclusions
+against many exclusions (its C is 0.11; 0.3 ranked better on the benchmark's four review sets,
+see BENCHMARKS.md). It is trained on the corpus's own decisions as prior knowledge (each
+retained entry's title and summary as relevant, each exclusion's title and note as irrelevant;
+these are the corpus's words) and on every decided queue record (its title, with its abstract
+where the local store has it). A record's relevance is the margin through the logistic function:
+a score in 0..1 that orders the queue, not a probability.
 
 Stopping (it informs; the maintainer decides): the data-driven heuristic of ASReview's
 documentation and the SAFE procedure (Boetje and van de Schoot, Systematic Reviews 13:81,
 2024): stop after N consecutive irrelevant records screened in ranked order; N is the
 taxonomy's screening.stopping.consecutive_irrelevant. Beside it, an estimate of the relevant
-records left: the sum of the model's predicted probabilities over the records not yet
-screened (from an unweighted fit, whose probabilities are not inflated toward inclusion).
+records left: the sum of an unweighted logistic regression's probabilities over the records
+not yet screened (unweighted, so that they are not inflated toward inclusion).
 """
 
 from __future__ import annotations
@@ -35,10 +39,39 @@ def vectorizer() -> Any:
     return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode")
 
 
-def classifier(weighted: bool = True) -> Any:
+RELEVANT_RATIO = 9.8  # the relevant records' total weight over the irrelevant ones'
+
+
+def sample_weights(labels: np.ndarray) -> np.ndarray:
+    """Each record's weight: RELEVANT_RATIO to 1 between the classes' totals, averaging 1."""
+    relevant = labels == 1
+    n1, n0 = int(relevant.sum()), int((~relevant).sum())
+    w = np.where(relevant, 1.0, n1 / (RELEVANT_RATIO * max(n0, 1)))
+    return np.asarray(w * (len(w) / w.sum()))
+
+
+class Classifier:
+    """The ranking model: a weighted linear SVM, fitted on texts' vectors and 0/1 labels."""
+
+    def __init__(self) -> None:
+        from sklearn.svm import LinearSVC
+
+        self.model = LinearSVC(C=0.3)
+
+    def fit(self, X: Any, y: np.ndarray) -> Classifier:
+        self.model.fit(X, y, sample_weight=sample_weights(y))
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.asarray(self.model.decision_function(X))
+
+
+def estimator() -> Any:
+    """An unweighted logistic regression, for the estimate of the relevant records left: its
+    probabilities are not inflated toward inclusion."""
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=10.0, class_weight="balanced" if weighted else None, max_iter=2000)
+    return LogisticRegression(C=10.0, max_iter=2000)
 
 
 def record_text(q: Queued, abstracts: dict[str, str]) -> str:
@@ -136,8 +169,8 @@ def rank(corpus: Corpus, queue: Queue, abstracts: dict[str, str]) -> Ranked:
     X = vec.fit_transform(texts + [record_text(q, abstracts) for q in open_records])
     train, test = X[: len(texts)], X[len(texts) :]
     y = np.asarray(labels)
-    scores = classifier().fit(train, y).predict_proba(test)[:, 1]
-    estimate = float(classifier(weighted=False).fit(train, y).predict_proba(test)[:, 1].sum())
+    scores = 1 / (1 + np.exp(-Classifier().fit(train, y).decision_function(test)))
+    estimate = float(estimator().fit(train, y).predict_proba(test)[:, 1].sum())
     order = sorted(range(len(open_records)), key=lambda i: (-scores[i], open_records[i].id))
     ranked = [(open_records[i], float(scores[i])) for i in order]
     # maybe and awaiting records come after the pending ones: they have been seen

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
-from .rank import classifier, vectorizer
+from .rank import Classifier, vectorizer
 
 LABEL_COLUMNS = ("label_included", "included", "label", "asreview_label", "final_included")
 
@@ -100,7 +100,7 @@ def replay(data: Labelled, seed: int, step: int) -> list[int]:
     left[labelled] = False
     order: list[int] = []
     while left.any():
-        model = classifier().fit(X[labelled], y[labelled])
+        model = Classifier().fit(X[labelled], y[labelled])
         candidates = np.flatnonzero(left)
         scores = model.decision_function(X[candidates])
         best = candidates[np.argsort(-scores, kind="stable")[:step]]
