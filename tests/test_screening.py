@@ -236,6 +236,25 @@ def test_the_interactive_screen_under_a_terminal_and_at_end_of_input(queued: Pat
     assert again.returncode == 0 and "end of input; 0 decided" in again.stdout
 
 
+def test_the_interactive_screen_asks_for_a_family_the_search_does_not_name(
+    clone: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A search logged without --family: excluding one of its records asks for the family
+    there, rather than refusing the decision once its reason and note are typed."""
+    run = litcorpus("search", "import", str(export(tmp_path / "s.csv", IRRELEVANT[:2])),
+                    "--root", str(clone), "--source", "csv", "--query", "rivers")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    answers = "e\nX3\n" + NOTE + "\nnot_a_family\ne\nX3\n" + NOTE + "\nsafety\nq\n"
+    run = litcorpus("screen", "--root", str(clone), "--reviewer", "ana", stdin=answers)
+    assert run.returncode == 0, run.stderr
+    assert "query family (search S" in run.stdout and "names none) >" in run.stdout
+    assert "not recorded:" in run.stdout and "not_a_family" in run.stdout  # a typo is refused
+    assert "wrote exclusions/E033.yaml" in run.stdout
+    written = yaml.safe_load((clone / "exclusions/E033.yaml").read_text())
+    assert written["query_family"] == "safety" and written["reason"] == "out_of_domain"
+
+
 def _terminal_session(root: Path, keys: list[str]) -> str:
     """Run the interactive screen on a pseudo-terminal, as a reviewer at a keyboard does: each
     key line is typed once the screen waits for it (its prompt ends in '> ')."""

@@ -227,7 +227,7 @@ def decide(
         rules = _rules(corpus)
         eid = _next_exclusion(corpus)
         record = f"{corpus.taxonomy.kinds[rules.kind].dir}/{eid}.yaml"
-        fam = family or _search_family(corpus, str(q.data["search"]))
+        fam = family or search_family(corpus, str(q.data["search"]))
         if fam is None:
             raise DecisionRefused(
                 "decision-refused",
@@ -267,7 +267,7 @@ def _effect(q: Queued, d: dict[str, Any]) -> str:
     return str(first) if first == second else "conflict"
 
 
-def _search_family(corpus: Corpus, sid: str) -> str | None:
+def search_family(corpus: Corpus, sid: str) -> str | None:
     """The query family the search was logged with (its field is named after the axis)."""
     searches = load_searches(corpus.root, family_field=_rules(corpus).axes.get("family_axis", ""))
     doc = searches.doc.data if isinstance(searches.doc.data, dict) else {}

@@ -15,7 +15,7 @@ from ..model.corpus import load_corpus
 from ..model.errors import CommandError
 from ..model.queue import load_queue
 from ..publish.outputs import corpus_lock
-from .decide import decide
+from .decide import decide, search_family
 from .present import render
 from .rank import rank
 from .store import Store
@@ -70,19 +70,27 @@ def session(
             if choice not in ("i", "m", "e"):
                 say("type i, m, e, s or q")
                 continue
-            reason, note = None, ""
+            reason, note, family = None, "", None
             if choice == "e":
                 axis = corpus.taxonomy.axes[rules.axes["reason_axis"]]
                 say("  " + "  ".join(f"{v.code} {v.label}" for v in axis.values))
                 reason = ask("reason (X1..X10) > ").strip()
                 note = ask("note: why it is out, one sentence in your own words > ").strip()
+                if q.data.get("search") and not search_family(corpus, str(q.data["search"])):
+                    # an exclusion names its query family; asked now, not refused after
+                    families = corpus.taxonomy.axes[rules.axes["family_axis"]].values
+                    say("  " + "  ".join(v.id for v in families))
+                    family = ask(f"query family (search {q.data['search']} names none) > ")
+                    family = family.strip()
             decision = {"i": "include", "m": "maybe", "e": "exclude"}[choice]
         except EOFError:
             say(f"\nend of input; {decided} decided in this session")
             return 0
         try:
             with corpus_lock(root):
-                done = decide(load_corpus(root), q.id, decision, reviewer, reason, note)
+                done = decide(
+                    load_corpus(root), q.id, decision, reviewer, reason, note, family=family
+                )
         except (CommandError, OutputError) as exc:
             say(f"not recorded: {exc}")
             continue
