@@ -255,6 +255,37 @@ def test_the_interactive_screen_asks_for_a_family_the_search_does_not_name(
     assert written["query_family"] == "safety" and written["reason"] == "out_of_domain"
 
 
+def test_an_exclusion_of_a_record_without_an_address_asks_for_one(
+    clone: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A reference with no id and no URL (common in .bib files): excluding it is refused until
+    --url names where it was read, so no exclusion is written that check refuses."""
+    bare = tmp_path / "bare.csv"
+    bare.write_text('title,authors,year\nNotes on alpine sourdough,"Baker, Ann",2024\n')
+    run = litcorpus("search", "import", str(bare), "--root", str(clone), "--source", "csv",
+                    "--query", "bread", "--family", "safety")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    (qid,) = [q["id"] for q in queue_of(clone).values() if q["title"].startswith("Notes on alp")]
+    before = sorted(p.name for p in (clone / "exclusions").iterdir())
+    refused = decide(clone, qid, "exclude", "--reason", "X3", "--note", NOTE)
+    assert refused.returncode == 2 and "has no address" in refused.stderr  # a usage error
+    assert "give --url" in refused.stderr
+    bad = decide(clone, qid, "exclude", "--reason", "X3", "--note", NOTE, "--url", "ftp://x")
+    assert bad.returncode == 2 and "is not an http(s) address" in bad.stderr
+    assert sorted(p.name for p in (clone / "exclusions").iterdir()) == before
+    assert queue_of(clone)[qid]["state"] == "pending"
+    url = "https://example.org/sourdough"
+    answers = f"e\nX3\n{NOTE}\n{url}\nq\n"  # the interactive screen asks for it
+    done = litcorpus("screen", "--root", str(clone), "--reviewer", "ana", stdin=answers)
+    assert done.returncode == 0, done.stderr
+    assert "address (the record has no id or URL) >" in done.stdout
+    written = yaml.safe_load((clone / "exclusions/E033.yaml").read_text())
+    assert written["url"] == url and queue_of(clone)[qid]["url"] == url
+    check = litcorpus("check", "--strict", "--root", str(clone))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def _terminal_session(root: Path, keys: list[str]) -> str:
     """Run the interactive screen on a pseudo-terminal, as a reviewer at a keyboard does: each
     key line is typed once the screen waits for it (its prompt ends in '> ')."""

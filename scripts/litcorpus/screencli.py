@@ -259,6 +259,9 @@ def _decision_options(func: Any) -> Any:
                 "--source", default=None, help="Exclusion source (default: from its ids)."
             ),
             click.option("--key", default="", help="Include: the new entry's key (a free slug)."),
+            click.option(
+                "--url", default=None, help="Exclude: the record's address, where it has none."
+            ),
             reviewer_option,
         ]
     ):

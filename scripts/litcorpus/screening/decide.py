@@ -156,10 +156,12 @@ def decide(
     resolve: bool = False,
     key: str = "",
     today: dt.date | None = None,
+    url: str | None = None,
 ) -> Decided:
     """Record REVIEWER's DECISION on queued record QID and, when it takes effect, write the
     record it makes. RESOLVE settles a conflict of the dual sample. KEY proposes an included
-    entry's key (used when it is a safe slug not yet taken)."""
+    entry's key (used when it is a safe slug not yet taken). URL is the record's address where
+    its export gave none (an exclusion names one)."""
     today = today or dt.date.today()
     queue, q = _queued(corpus, qid)
     if decision not in ("include", "maybe", "exclude"):
@@ -227,6 +229,20 @@ def decide(
         rules = _rules(corpus)
         eid = _next_exclusion(corpus)
         record = f"{corpus.taxonomy.kinds[rules.kind].dir}/{eid}.yaml"
+        if url:
+            address = urlsplit(url.strip())
+            if address.scheme not in ("http", "https") or not address.hostname:
+                raise DecisionRefused(
+                    "decision-refused", f"--url '{url}' is not an http(s) address", usage=True
+                )
+            q.data["url"] = url.strip()
+        if not q.data.get("url"):
+            raise DecisionRefused(
+                "decision-refused",
+                f"{qid} has no address (its export gave no id or URL); give --url",
+                "the page it was screened at: the publisher's, a preprint server's or an index's",
+                usage=True,
+            )
         fam = family or search_family(corpus, str(q.data["search"]))
         if fam is None:
             raise DecisionRefused(

@@ -70,7 +70,7 @@ def session(
             if choice not in ("i", "m", "e"):
                 say("type i, m, e, s or q")
                 continue
-            reason, note, family = None, "", None
+            reason, note, family, url = None, "", None, None
             if choice == "e":
                 axis = corpus.taxonomy.axes[rules.axes["reason_axis"]]
                 say("  " + "  ".join(f"{v.code} {v.label}" for v in axis.values))
@@ -82,6 +82,8 @@ def session(
                     say("  " + "  ".join(v.id for v in families))
                     family = ask(f"query family (search {q.data['search']} names none) > ")
                     family = family.strip()
+                if not q.data.get("url"):  # an exclusion names where the record was read
+                    url = ask("address (the record has no id or URL) > ").strip()
             decision = {"i": "include", "m": "maybe", "e": "exclude"}[choice]
         except EOFError:
             say(f"\nend of input; {decided} decided in this session")
@@ -89,7 +91,14 @@ def session(
         try:
             with corpus_lock(root):
                 done = decide(
-                    load_corpus(root), q.id, decision, reviewer, reason, note, family=family
+                    load_corpus(root),
+                    q.id,
+                    decision,
+                    reviewer,
+                    reason,
+                    note,
+                    family=family,
+                    url=url,
                 )
         except (CommandError, OutputError) as exc:
             say(f"not recorded: {exc}")
