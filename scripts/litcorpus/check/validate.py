@@ -250,27 +250,8 @@ class _RecordCheck:
         if not isinstance(value, str):
             self.problem(path, "wrong-type", "a URL must be text")
             return
-        try:
-            parts = urlsplit(value)
-        except ValueError:  # an unclosed IPv6 bracket, a bad port
-            parts = None
-        if parts is not None and parts.scheme not in ("http", "https"):
-            self.problem(
-                path,
-                "bad-url",
-                f"URL scheme '{parts.scheme}' is not allowed",
-                "only http:// and https:// links are accepted",
-            )
-        elif (
-            parts is None or not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value)
-        ):
-            self.problem(
-                path,
-                "bad-url",
-                f"'{value}' is not a well-formed URL",
-                "one absolute address: no spaces, quotes, angle brackets, braces or unbalanced "
-                "parentheses (percent-encode them); put further addresses in extra_urls",
-            )
+        if (bad := url_problem(value)) is not None:
+            self.problem(path, "bad-url", *bad)
 
     def date(self, path: FieldPath, value: str, min_year: int | None) -> None:
         day = parse_day(value)
@@ -396,6 +377,26 @@ class _RecordCheck:
                     f"'{v}' is retired in {axis.id}",
                     f"use '{found.replaced_by}'",
                 )
+
+
+def url_problem(value: str) -> tuple[str, str] | None:
+    """What is wrong with VALUE as one http(s) address (message, hint), or None."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unclosed IPv6 bracket, a bad port
+        parts = None
+    if parts is not None and parts.scheme not in ("http", "https"):
+        return (
+            f"URL scheme '{parts.scheme}' is not allowed",
+            "only http:// and https:// links are accepted",
+        )
+    if parts is None or not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value):
+        return (
+            f"'{value}' is not a well-formed URL",
+            "one absolute address: no spaces, quotes, angle brackets, braces or unbalanced "
+            "parentheses (percent-encode them); put further addresses in extra_urls",
+        )
+    return None
 
 
 def _host_ok(parts: SplitResult) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..check.validate import url_problem
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.queue import QUEUE_FILE, Queue, Queued, load_queue, queue_bytes
@@ -230,11 +231,8 @@ def decide(
         eid = _next_exclusion(corpus)
         record = f"{corpus.taxonomy.kinds[rules.kind].dir}/{eid}.yaml"
         if url:
-            address = urlsplit(url.strip())
-            if address.scheme not in ("http", "https") or not address.hostname:
-                raise DecisionRefused(
-                    "decision-refused", f"--url '{url}' is not an http(s) address", usage=True
-                )
+            if (bad := url_problem(url.strip())) is not None:
+                raise DecisionRefused("decision-refused", f"--url: {bad[0]}", bad[1], usage=True)
             q.data["url"] = url.strip()
         if not q.data.get("url"):
             raise DecisionRefused(
