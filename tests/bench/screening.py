@@ -247,12 +247,11 @@ def main() -> None:
                 f"simulate {r['dataset']:<16} ({r['relevant']}/{r['records']}): "
                 f"WSS@95 ours {r['ours']['wss@95']:.3f}"
             )
+            seconds = f"{r['ours_seconds']} s"
             if "asreview" in r:
                 line += f", ASReview {r['asreview']['wss@95']:.3f}"
-            line += f", random {r['random']['wss@95']:.3f}; {r['ours_seconds']} s"
-            if "asreview" in r:
-                line += f" against {r['asreview_seconds']} s"
-            print(line)
+                seconds += f" against {r['asreview_seconds']} s"
+            print(f"{line}, random {r['random']['wss@95']:.3f}; {seconds}")
     args.out.write_text(json.dumps(result, indent=2))
 
 

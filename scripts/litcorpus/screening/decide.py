@@ -33,6 +33,15 @@ class DecisionRefused(CommandError):
     """The decision cannot be taken; nothing was written."""
 
 
+class MissingValue(DecisionRefused):
+    """The decision needs a value the record and its search do not give: OPTION, which the
+    interactive screen asks for as PROMPT."""
+
+    def __init__(self, option: str, prompt: str, message: str, hint: str) -> None:
+        super().__init__("decision-refused", message, hint, usage=True)
+        self.option, self.prompt = option, prompt
+
+
 @dataclass(slots=True)
 class Decided:
     id: str
@@ -235,19 +244,19 @@ def decide(
                 raise DecisionRefused("decision-refused", f"--url: {bad[0]}", bad[1], usage=True)
             q.data["url"] = url.strip()
         if not q.data.get("url"):
-            raise DecisionRefused(
-                "decision-refused",
+            raise MissingValue(
+                "url",
+                "address (the record has no id or URL)",
                 f"{qid} has no address (its export gave no id or URL); give --url",
                 "the page it was screened at: the publisher's, a preprint server's or an index's",
-                usage=True,
             )
-        fam = family or search_family(corpus, str(q.data["search"]))
+        fam = family or _search_family(corpus, str(q.data["search"]))
         if fam is None:
-            raise DecisionRefused(
-                "decision-refused",
+            raise MissingValue(
+                "family",
+                f"query family (search {q.data['search']} names none)",
                 f"search {q.data['search']} names no query family; give --family",
                 ", ".join(v.id for v in corpus.taxonomy.axes[rules.axes["family_axis"]].values),
-                usage=True,
             )
         src = _one_of(corpus, "source_axis", source or _source_of(q, rules))
         fam = _one_of(corpus, "family_axis", fam)
@@ -281,7 +290,7 @@ def _effect(q: Queued, d: dict[str, Any]) -> str:
     return str(first) if first == second else "conflict"
 
 
-def search_family(corpus: Corpus, sid: str) -> str | None:
+def _search_family(corpus: Corpus, sid: str) -> str | None:
     """The query family the search was logged with (its field is named after the axis)."""
     searches = load_searches(corpus.root, family_field=_rules(corpus).axes.get("family_axis", ""))
     doc = searches.doc.data if isinstance(searches.doc.data, dict) else {}

@@ -15,7 +15,7 @@ from ..model.corpus import load_corpus
 from ..model.errors import CommandError
 from ..model.queue import load_queue
 from ..publish.outputs import corpus_lock
-from .decide import decide, search_family
+from .decide import Decided, MissingValue, decide
 from .present import render
 from .rank import rank
 from .store import Store
@@ -70,38 +70,44 @@ def session(
             if choice not in ("i", "m", "e"):
                 say("type i, m, e, s or q")
                 continue
-            reason, note, family, url = None, "", None, None
+            reason, note = None, ""
             if choice == "e":
                 axis = corpus.taxonomy.axes[rules.axes["reason_axis"]]
                 say("  " + "  ".join(f"{v.code} {v.label}" for v in axis.values))
                 reason = ask("reason (X1..X10) > ").strip()
                 note = ask("note: why it is out, one sentence in your own words > ").strip()
-                if q.data.get("search") and not search_family(corpus, str(q.data["search"])):
-                    # an exclusion names its query family; asked now, not refused after
-                    families = corpus.taxonomy.axes[rules.axes["family_axis"]].values
-                    say("  " + "  ".join(v.id for v in families))
-                    family = ask(f"query family (search {q.data['search']} names none) > ")
-                    family = family.strip()
-                if not q.data.get("url"):  # an exclusion names where the record was read
-                    url = ask("address (the record has no id or URL) > ").strip()
             decision = {"i": "include", "m": "maybe", "e": "exclude"}[choice]
+            done = _decide_asking(root, q.id, decision, reviewer, reason, note, ask, say)
         except EOFError:
             say(f"\nend of input; {decided} decided in this session")
             return 0
-        try:
-            with corpus_lock(root):
-                done = decide(
-                    load_corpus(root),
-                    q.id,
-                    decision,
-                    reviewer,
-                    reason,
-                    note,
-                    family=family,
-                    url=url,
-                )
         except (CommandError, OutputError) as exc:
             say(f"not recorded: {exc}")
             continue
         decided += 1
         say(f"{done.id}: {done.message}")
+
+
+def _decide_asking(
+    root: Path,
+    qid: str,
+    decision: str,
+    reviewer: str,
+    reason: str | None,
+    note: str,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+) -> Decided:
+    """`decide`, asking the reviewer once for each value it finds missing (outside the lock)."""
+    given: dict[str, str] = {}
+    while True:
+        try:
+            with corpus_lock(root):
+                corpus = load_corpus(root)
+                return decide(corpus, qid, decision, reviewer, reason, note,
+                              family=given.get("family"), url=given.get("url"))  # fmt: skip
+        except MissingValue as exc:
+            if exc.option in given:  # asked already: refused as any other decision
+                raise
+            say(f"  {exc.hint}")
+            given[exc.option] = ask(f"{exc.prompt} > ").strip()
