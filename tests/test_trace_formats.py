@@ -23,7 +23,7 @@ from orchtrace.codes import CODES
 from orchtrace.examine import examine, examine_document
 from orchtrace.formats import convert_trace
 from orchtrace.metrics import metrics
-from orchtrace.trace import Document, parse
+from orchtrace.trace import Document, _plain, parse
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "traces" / "artifact"
 PUBLISHED = json.loads((HERE / "trace_schema.json").read_text())
@@ -383,7 +383,17 @@ def test_repeated_keys_are_reported_on_both_paths() -> None:
     assert not isinstance(parse(url, "t").data, dict)  # colons in strings do not count
     twice = text.replace('"t": 7,', '"t": 7, "t": 8,', 1)
     top = text.replace('"trace_id":', '"trace_id": "first", "trace_id":', 1)
-    for changed, pointer in ((twice, "$.events[18].t"), (top, "$.trace_id")):
+    # a colon written as an escape comes back as one: it must not make up for the key lost
+    hidden = twice.replace('"answer"', '"answer\\u003a"', 1)
+    escaped = text.replace('"answer"', '"answer\\u003A"', 1)
+    assert not isinstance(parse(escaped, "t").data, dict)  # an escape alone keeps the typed path
+    backslash = text.replace('"answer"', '"answer\\\\u003a"', 1)  # a backslash, then u003a
+    assert parse(backslash, "t") == parse(backslash, "t", defer_keys=True).recheck() == _plain(
+        backslash, "t"
+    )
+    assert not _plain(backslash, "t").problems  # read plain, and nothing wrong with it
+    cases = ((twice, "$.events[18].t"), (top, "$.trace_id"), (hidden, "$.events[18].t"))
+    for changed, pointer in cases:
         problems = {(p.code, p.pointer) for p in parse(changed, "t").problems}
         assert ("duplicate-key", pointer) in problems, problems
         assert examine(changed, "t", measure=True).measures is None

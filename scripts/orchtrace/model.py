@@ -198,11 +198,15 @@ def decode(text: str | bytes, fmt: str, keys: bool = True) -> Any:
 def keys_kept(text: str | bytes, trace: Any) -> bool:
     """Whether TRACE, decoded from TEXT, kept every key of it. Every key is followed by a colon,
     and the structs, written back, hold the same strings, so the text has as many colons as the
-    structs written back exactly when every key was kept."""
+    structs written back exactly when every key was kept. A colon written as an escape in a
+    string (backslash, u003a) comes back as a colon and would make up for a key lost, so each
+    such escape counts as a colon of the text (an escaped backslash before `u003a`, counted
+    too, only sends to the plain reading a trace that it then accepts)."""
     raw = text if isinstance(text, bytes) else text.encode()
+    escaped = raw.count(b"\\u003a") + raw.count(b"\\u003A")
     sections = {k: getattr(trace, k) for k in ("agents", "events", "edges") if k in trace}
     rest = msgspec.structs.replace(trace, **{key: [] for key in sections})
-    return raw.count(b":") == _colons([[rest], *sections.values()])
+    return raw.count(b":") + escaped == _colons([[rest], *sections.values()])
 
 
 class _Id(msgspec.Struct, gc=False):
