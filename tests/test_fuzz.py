@@ -14,6 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import orchtrace.table
 from conftest import FIXTURES, REPO, make_mini_root
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
@@ -172,15 +173,20 @@ def test_mutated_traces_never_crash(section: str, index: int, field: str, value:
     wanted=st.lists(st.sampled_from([f"e{i}" for i in range(50)]), max_size=30),
 )
 def test_id_lookup_matches_a_dict(ids: list[str], wanted: list[str]) -> None:
-    found, repeats = locate(ids, wanted)
-    assert found.tolist() == [ids.index(w) if w in ids else -1 for w in wanted]
     first: dict[str, int] = {}
     expected = []
     for i, x in enumerate(ids):
         if x in first:
             expected.append((i, first[x]))
         first.setdefault(x, i)
-    assert repeats == expected
+    small = orchtrace.table.SMALL_TABLE
+    try:
+        for orchtrace.table.SMALL_TABLE in (small, 0):  # a dict, then the table of hashes
+            found, repeats = locate(ids, wanted)
+            assert found.tolist() == [ids.index(w) if w in ids else -1 for w in wanted]
+            assert repeats == expected
+    finally:
+        orchtrace.table.SMALL_TABLE = small
 
 
 @FUZZ

@@ -388,8 +388,10 @@ def test_repeated_keys_are_reported_on_both_paths() -> None:
     escaped = text.replace('"answer"', '"answer\\u003A"', 1)
     assert not isinstance(parse(escaped, "t").data, dict)  # an escape alone keeps the typed path
     backslash = text.replace('"answer"', '"answer\\\\u003a"', 1)  # a backslash, then u003a
-    assert parse(backslash, "t") == parse(backslash, "t", defer_keys=True).recheck() == _plain(
-        backslash, "t"
+    assert (
+        parse(backslash, "t")
+        == parse(backslash, "t", defer_keys=True).recheck()
+        == _plain(backslash, "t")
     )
     assert not _plain(backslash, "t").problems  # read plain, and nothing wrong with it
     cases = ((twice, "$.events[18].t"), (top, "$.trace_id"), (hidden, "$.events[18].t"))

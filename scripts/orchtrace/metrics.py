@@ -50,7 +50,7 @@ def _group_sizes(*columns: np.ndarray) -> np.ndarray:
     for column in columns:
         ordered = column[order]
         starts[1:] |= ordered[1:] != ordered[:-1]
-    return np.diff(np.r_[np.flatnonzero(starts), len(order)])
+    return np.diff(np.append(np.flatnonzero(starts), len(order)))
 
 
 def _work(tb: EventTable, rp: Replay, work: float) -> dict[str, Any]:
@@ -107,8 +107,8 @@ def _lifetimes(tb: EventTable, rp: Replay, spawned: np.ndarray, at: np.ndarray) 
     alive = born < np.inf
     if not alive.any():
         return 0
-    times = np.r_[born[alive], np.where(dies == -np.inf, born, dies)[alive]]
-    closing = np.r_[np.zeros(np.count_nonzero(alive)), np.ones(np.count_nonzero(alive))]
+    times = np.concatenate((born[alive], np.where(dies == -np.inf, born, dies)[alive]))
+    closing = np.repeat([0.0, 1.0], np.count_nonzero(alive))
     sweep = np.lexsort((closing, times))  # at one instant, arrivals before departures
     return max(0, int(np.cumsum(1 - 2 * closing[sweep]).max()))
 
@@ -124,10 +124,12 @@ def _fan_out(tb: EventTable) -> dict[str, Any]:
     chosen = np.flatnonzero(is_decision[tb.source] & is_spawn[tb.target])  # decision -> spawn
     decision = first_of(tb.target[chosen], tb.source[chosen], n)[spawns]
     undecided = spawns[decision < 0]
-    fan = np.r_[
-        _group_sizes(decision[decision >= 0]),
-        _group_sizes(tb.times[undecided], tb.who[undecided]),
-    ]
+    fan = np.concatenate(
+        (
+            _group_sizes(decision[decision >= 0]),
+            _group_sizes(tb.times[undecided], tb.who[undecided]),
+        )
+    )
     return {
         "decisions": len(fan),
         "mean": _round(statistics.fmean(fan.tolist())) if fan.size else None,
@@ -199,7 +201,7 @@ def _critical_steps(tb: EventTable, boss: int) -> dict[str, Any]:
         stage = np.searchsorted(bounds, t, side="left").astype(np.int64)
         keys, counts = np.unique(stage * tb.event_agents + codes, return_counts=True)
         key_stage, key_code = keys // tb.event_agents, keys % tb.event_agents
-        starts = np.flatnonzero(np.r_[True, key_stage[1:] != key_stage[:-1]])
+        starts = np.flatnonzero(np.append(True, key_stage[1:] != key_stage[:-1]))
         mine = key_code == boss
         main = np.add.reduceat(np.where(mine, counts, 0), starts).tolist()
         longest = np.maximum.reduceat(np.where(mine, 0, counts), starts).tolist()

@@ -18,6 +18,7 @@ from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 import msgspec
+import numpy as np
 
 from .trace import schema
 
@@ -47,10 +48,8 @@ class Item(msgspec.Struct):
         return key in self.__struct_fields__ and getattr(self, str(key)) is not None
 
     def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        value = getattr(self, key) if key in self.__struct_fields__ else None
+        return default if value is None else value
 
 
 def _number(minimum: Any) -> Any:
@@ -163,12 +162,23 @@ def _decoder(fmt: str) -> msgspec.json.Decoder[Any]:
 def guess_format(text: str | bytes) -> str:
     """Which format to try first, from the text's first 64 KiB: the artifact's names its task
     `task_id` and its edge ends `src`; ours has neither."""
-    head = text[:65536] if isinstance(text, bytes) else text[:65536].encode()
-    return "artifact" if b'"task_id"' in head or b'"src"' in head else "current"
+    if isinstance(text, str):
+        text = text[:65536].encode()
+    found = text.find(b'"task_id"', 0, 65536) >= 0 or text.find(b'"src"', 0, 65536) >= 0
+    return "artifact" if found else "current"
 
 
 _ENCODER = msgspec.json.Encoder()
 CHUNK = 1 << 16  # items written back at a time, into one buffer: fresh memory is slow to touch
+WHOLE = 1 << 20  # a trace smaller than this is written back at once
+
+
+def _count(data: bytes | bytearray) -> int:
+    """How many colons DATA holds: compared as an array (faster than bytes.count), a
+    mebibyte at a time."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 20
+    return sum(int(np.count_nonzero(view[i : i + step] == 58)) for i in range(0, len(view), step))
 
 
 def _colons(sections: list[Any]) -> int:
@@ -177,7 +187,7 @@ def _colons(sections: list[Any]) -> int:
     for items in sections:
         for start in range(0, len(items), CHUNK):
             _ENCODER.encode_into(items[start : start + CHUNK], buffer)
-            count += buffer.count(b":")
+            count += _count(buffer)
     return count
 
 
@@ -203,10 +213,14 @@ def keys_kept(text: str | bytes, trace: Any) -> bool:
     such escape counts as a colon of the text (an escaped backslash before `u003a`, counted
     too, only sends to the plain reading a trace that it then accepts)."""
     raw = text if isinstance(text, bytes) else text.encode()
-    escaped = raw.count(b"\\u003a") + raw.count(b"\\u003A")
+    colons = _count(raw)
+    if b"\\" in raw:  # escapes are rare: look for them only when there is a backslash
+        colons += raw.count(b"\\u003a") + raw.count(b"\\u003A")
+    if len(raw) < WHOLE:
+        return colons == _count(_ENCODER.encode(trace))
     sections = {k: getattr(trace, k) for k in ("agents", "events", "edges") if k in trace}
     rest = msgspec.structs.replace(trace, **{key: [] for key in sections})
-    return raw.count(b":") + escaped == _colons([[rest], *sections.values()])
+    return colons == _colons([[rest], *sections.values()])
 
 
 class _Id(msgspec.Struct, gc=False):

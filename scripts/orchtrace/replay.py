@@ -55,14 +55,14 @@ def _lanes(
     # query ends by its start and started before it
     # (an event that takes time also waits for its agent's instants at its start)
     lasts = (end > t).astype(np.int8)
-    both = np.lexsort((np.r_[np.ones(n), np.zeros(n)], np.r_[np.zeros(n, np.int8), lasts],
-                       np.r_[t, t], np.r_[end, t], np.r_[codes, codes]))  # fmt: skip
+    both = np.lexsort((np.repeat([1, 0], n), np.concatenate((np.zeros(n, np.int8), lasts)),
+                       np.tile(t, 2), np.concatenate((end, t)), np.tile(codes, 2)))  # fmt: skip
     is_event = both < n
     before: np.ndarray = np.cumsum(is_event) - is_event  # events sorted before each position
     order = both[is_event]  # events by lane, then (end, start)
     lane = codes[order]
-    heads = np.flatnonzero(np.r_[True, lane[1:] != lane[:-1]])
-    lane_start = np.repeat(heads, np.diff(np.r_[heads, n]))  # per sorted position
+    heads = np.flatnonzero(np.append(True, lane[1:] != lane[:-1]))
+    lane_start = np.repeat(heads, np.diff(np.append(heads, n)))  # per sorted position
     position = np.empty(n, np.int64)
     position[order] = np.arange(n)
     queries = both[~is_event] - n
@@ -75,8 +75,8 @@ def _lanes(
     waits = np.flatnonzero(prefix > 0)  # events after some of their lane's
     at = lane_start[position[waits]] + prefix[waits] - 1
     fed = np.flatnonzero(joint)
-    source = np.r_[node[at], node[fed - 1], order[fed]]
-    target = np.r_[waits, node[fed], node[fed]]
+    source = np.concatenate((node[at], node[fed - 1], order[fed]))
+    target = np.concatenate((waits, node[fed], node[fed]))
     # a joint node sits after the latest (in file order) of the events it stands for
     offset = lane.astype(np.int64) * n
     latest = np.maximum.accumulate(order + offset) - offset
@@ -94,14 +94,7 @@ def _walk(
     """The two passes over the dependencies PRED_OF -> NODE (sorted by the rank of NODE):
     the critical path's length and events, and each event's ancestry marks (1: an ancestor of
     FINAL, 2: of LAST_AGGREGATE; a node counts as its own ancestor)."""
-    size = len(weights)
-    # longest path: edges sorted by the rank of their target see their source finished
-    top, best = [0.0] * size, [-1] * size
-    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
-        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
-            d = top[p] + w
-            if d > top[v]:
-                top[v], best[v] = d, p
+    top, best = longest(pred_of, node, weights)
     dist = np.array(top[:n]) + weights[:n]
     end = int(np.flatnonzero(dist == dist.max())[-1]) if n else -1
     span = float(dist[end]) if n else 0.0
@@ -111,17 +104,42 @@ def _walk(
             chain.append(end)
         end = best[end]
     chain.reverse()
-    # ancestry: the same edges in reverse, so a node's marks are complete before it passes them on
+    mark = ancestry(pred_of, node, len(weights), [final], [last_aggregate])
+    return span, chain, bytes(mark[:n])
+
+
+def longest(
+    pred_of: np.ndarray, node: np.ndarray, weights: np.ndarray
+) -> tuple[list[float], list[int]]:
+    """The longest path's length into each node (its own weight left out) and the predecessor
+    it comes through (-1 for none), over the dependencies PRED_OF -> NODE sorted by the rank
+    of NODE: each edge sees its source finished."""
+    size = len(weights)
+    top, best = [0.0] * size, [-1] * size
+    for pred_chunk, node_chunk, pred_weight in _chunks(pred_of, node, weights[pred_of]):
+        for p, v, w in zip(pred_chunk, node_chunk, pred_weight, strict=True):
+            d = top[p] + w
+            if d > top[v]:
+                top[v], best[v] = d, p
+    return top, best
+
+
+def ancestry(
+    pred_of: np.ndarray, node: np.ndarray, size: int, finals: list[int], aggregates: list[int]
+) -> bytearray:
+    """Each node's marks: 1 if it is an ancestor of one of FINALS, 2 of one of AGGREGATES (-1:
+    none); the same edges as `longest` in reverse, so a node's marks are complete before it
+    passes them on."""
     mark = bytearray(size)
-    if final >= 0:
-        mark[final] |= 1
-    if last_aggregate >= 0:
-        mark[last_aggregate] |= 2
+    for seeds, bit in ((finals, 1), (aggregates, 2)):
+        for x in seeds:
+            if x >= 0:
+                mark[x] |= bit
     for pred_chunk, node_chunk in _chunks(pred_of[::-1], node[::-1]):
         for p, v in zip(pred_chunk, node_chunk, strict=True):
             if mark[v]:
                 mark[p] |= mark[v]
-    return span, chain, bytes(mark[:n])
+    return mark
 
 
 class DependencyCycle(ValueError):
@@ -174,7 +192,9 @@ def _dependencies(
     # an event at twice its file position; a joint node just after the latest event it
     # stands for, joint nodes of one lane in their order
     scale = n + 1
-    place = np.r_[2 * np.arange(n) * scale, (2 * latest + 1) * scale + np.arange(len(latest))]
+    place = np.concatenate(
+        (2 * np.arange(n) * scale, (2 * latest + 1) * scale + np.arange(len(latest)))
+    )
     if np.all(place[source] < place[target]):  # file order is already a topological order
         by_target = np.argsort(place[target], kind="stable")
     else:
@@ -195,7 +215,7 @@ def _replay(
     """Builds the dependency graph and walks it (see `_walk`); arrays in, plain values out, so
     that it can run in a second process."""
     pred_of, node, size = _dependencies(t, end, codes, source, target)
-    weights = np.r_[weights, np.zeros(size - len(t))]
+    weights = np.concatenate((weights, np.zeros(size - len(t))))
     return _walk(pred_of, node, weights, len(t), final, last_aggregate)
 
 

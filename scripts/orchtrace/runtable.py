@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import batch
 from .examine import examine
 from .rewards import FAMILIES, REWARDS, Rollout, all_rewards, read
 from .runinputs import Chunk, Record, expand, plan, records
@@ -196,14 +197,29 @@ def _event_rows(rows: _Columns, source: str, r: Rollout) -> None:
         rows[name] += tb.field(name)
 
 
-def chunk_tables(chunk: Chunk) -> tuple[pa.Table, pa.Table]:
-    """The traces and events tables of CHUNK."""
-    traces, events = _Columns(TRACE_SCHEMA), _Columns(EVENT_SCHEMA)
+def _chunk_rollouts(
+    chunk: Chunk, batched: bool
+) -> Iterator[tuple[str, Rollout | None, tuple[str, str] | None]]:
+    """(source, rollout, failure) of each trace of CHUNK, in order; the lines of traces read
+    together (batch.py) when BATCHED, else one by one."""
+    lines: list[tuple[str, bytes]] = []
     for record in records(chunk):
-        for source, rollout, failed in _rollouts(record):
-            _trace_row(traces, source, rollout, failed)
-            if rollout is not None and rollout.ok:
-                _event_rows(events, source, rollout)
+        if batched and record.failed is None and not record.spans:
+            lines.append((record.label, record.text))
+            continue
+        yield from ((r.label, r, None) for r in batch.rollouts(lines))
+        lines = []
+        yield from _rollouts(record)
+    yield from ((r.label, r, None) for r in batch.rollouts(lines))
+
+
+def chunk_tables(chunk: Chunk, batched: bool = True) -> tuple[pa.Table, pa.Table]:
+    """The traces and events tables of CHUNK (the same whether BATCHED or not)."""
+    traces, events = _Columns(TRACE_SCHEMA), _Columns(EVENT_SCHEMA)
+    for source, rollout, failed in _chunk_rollouts(chunk, batched):
+        _trace_row(traces, source, rollout, failed)
+        if rollout is not None and rollout.ok:
+            _event_rows(events, source, rollout)
     return traces.table(), events.table()
 
 

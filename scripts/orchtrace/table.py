@@ -80,14 +80,20 @@ class _HashTable:
         return found
 
 
+SMALL_TABLE = 4096
+
+
 def locate(ids: list[Any], wanted: list[Any]) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """For each wanted id, the index of the first event with that id (-1 if none), and every
     repeated id as (index, first index).
 
     Ids are found through their hashes in a table of arrays, each hit confirmed by value: a
-    dict of a million fresh strings costs several times more, in time and memory."""
-    table = _HashTable(np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)))
-    if table.repeated:  # repeated ids (or, rarely, two ids with one hash)
+    dict of a million fresh strings costs several times more, in time and memory; below
+    SMALL_TABLE ids, a dict costs less than the table's array operations."""
+    table = None
+    if len(ids) >= SMALL_TABLE:
+        table = _HashTable(np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)))
+    if table is None or table.repeated:  # repeated ids (or, rarely, two ids with one hash)
         first: dict[Any, int] = {}
         repeats = []
         for i, x in enumerate(ids):

@@ -1,0 +1,541 @@
+"""Checks and measures many small traces at once, as a run table's chunk holds them: one pass
+of array operations over all of them rather than some three hundred small ones per trace.
+
+The traces of a batch are joined into one: every event id, agent name and tool call id is
+prefixed with the trace's number in the batch, so that no event, edge or agent of one trace
+can name another's, and the union is checked by semantics.py as one trace is. It has no
+problem exactly when none of its traces has one: every check relates items that name each
+other. A batch with problems is halved until the traces with problems are alone, and those
+are examined one by one (examine.py), as are the traces a batch does not take (see `_taken`).
+The measures of a clean batch's traces are reduced from the union's columns by segments, and
+the dependency graph is walked once for all of them (a trace's relaxations keep their order,
+so ties break as they do alone). Run tables hold the same rows either way; tests/test_batch.py
+compares both readings of every trace it has.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from .examine import PARALLEL_BYTES, examine
+from .lineage import Lineage
+from .metrics import _own_time, _rewards, _round
+from .model import Item, decode
+from .replay import DependencyCycle, _dependencies, _dependency_edges, ancestry, longest
+from .rewards import Rollout
+from .semantics import semantics
+from .table import (
+    TARGETED,
+    EventTable,
+    _first_codes,
+    aligned,
+    column,
+    first_of,
+    locate,
+    resolve_ends,
+)
+from .validate import MAX_PER_CODE, Report
+
+ALONE = 8  # a batch with problems this small is examined trace by trace
+ITEM = re.compile(r"\$\.(events|edges|agents)\[(\d+)\]")
+
+
+def _decoded(text: bytes) -> Any:
+    """TEXT as typed structs in our format, with every key kept, else None. A trace that does
+    is read so by trace.parse too: the survey artifact's format has no place for `agents`,
+    which ours requires."""
+    if len(text) >= PARALLEL_BYTES:  # examine.py gives it a second process
+        return None
+    try:
+        return decode(text, "current")
+    except msgspec.DecodeError:
+        return None
+
+
+def _taken(data: Any) -> bool:
+    """Whether a typed trace in our format can join a batch: one with events, and no cost
+    totals (whose check against the events is the trace's own)."""
+    return isinstance(data, Item) and bool(data.get("events")) and data.get("costs") is None
+
+
+def rollouts(items: list[tuple[str, bytes]]) -> list[Rollout]:
+    """The Rollout of each (label, text), in order, as `rewards.read` gives it for the rows of
+    a run table (runtable.py): problems, data, the measures the rows and rewards read, and the
+    replay they read."""
+    out: list[Rollout | None] = [None] * len(items)
+    batch: list[tuple[int, str, Any]] = []
+    for i, (label, text) in enumerate(items):
+        data = _decoded(text)
+        if data is not None and _taken(data):
+            batch.append((i, label, data))
+        else:
+            out[i] = Rollout.of(label, examine(text, label, True))
+    texts = dict(items) if batch else {}
+    for i, rollout in _measured(batch, texts):
+        out[i] = rollout
+    return [r for r in out if r is not None]
+
+
+def _measured(
+    batch: list[tuple[int, str, Any]], texts: dict[str, bytes], split: bool = True, tries: int = 3
+) -> list[tuple[int, Rollout]]:
+    """The rollouts of BATCH, read together where they can be, else one by one (all of them
+    unless SPLIT). The traces its problems name are taken out up to TRIES times (some checks
+    name one trace a pass), then it is halved."""
+    if not batch:
+        return []
+    if len(batch) <= ALONE or not split:
+        return [(i, Rollout.of(label, examine(texts[label], label, True))) for i, label, _ in batch]
+    union = _Union([data for _, _, data in batch])
+    if union.clean:
+        return [(i, r) for (i, label, _), r in zip(batch, union.rollouts(batch), strict=True)]
+    culprits = union.culprits() if tries else set()
+    if not culprits:  # a problem that names no item (a cycle), or one past the report's limit
+        half = len(batch) // 2
+        return _measured(batch[:half], texts) + _measured(batch[half:], texts)
+    alone = [batch[k] for k in sorted(culprits)]
+    rest = [b for k, b in enumerate(batch) if k not in culprits]
+    return _measured(alone, texts, split=False) + _measured(rest, texts, tries=tries - 1)
+
+
+def _prefixed(prefixes: list[str], values: list[Any]) -> list[Any]:
+    return [v if v is None else p + v for p, v in zip(prefixes, values, strict=True)]
+
+
+def _spread(prefixes: list[str], sizes: list[int]) -> list[str]:
+    out: list[str] = []
+    for p, n in zip(prefixes, sizes, strict=True):
+        out += [p] * n
+    return out
+
+
+def _segment_last(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment (all non-empty), the last index where MASK holds, -1 if none."""
+    return np.maximum.reduceat(np.where(mask, np.arange(len(mask)), -1), starts)
+
+
+def _segment_first(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment (all non-empty), the first index where MASK holds, -1 if none."""
+    big = len(mask)
+    first = np.minimum.reduceat(np.where(mask, np.arange(big), big), starts)
+    return np.where(first < big, first, -1)
+
+
+class _Union:
+    """The traces DATAS joined into one table, checked, and when clean, replayed."""
+
+    def __init__(self, datas: list[Any]) -> None:
+        self.datas = datas
+        prefixes = [f"{k}:" for k in range(len(datas))]
+        events: list[Any] = []
+        edges: list[Any] = []
+        agents: list[Any] = []
+        for d in datas:
+            events += d.events
+            edges += d.edges
+            agents += d.agents
+        sizes = [len(d.events) for d in datas]
+        ev_prefix = _spread(prefixes, sizes)
+        ed_prefix = _spread(prefixes, [len(d.edges) for d in datas])
+        ag_prefix = _spread(prefixes, [len(d.agents) for d in datas])
+        self.events, self.sizes = events, sizes
+        self.starts = np.cumsum([0, *sizes[:-1]])
+        self.seg = np.repeat(np.arange(len(datas)), sizes)
+        self.raw: dict[str, list[Any]] = {}
+        ids = column(events, "id")
+        types = column(events, "type")
+        who = column(events, "agent")
+        code = {kind: k for k, kind in enumerate(dict.fromkeys(types))}
+        codes = np.fromiter(map(code.__getitem__, types), dtype=np.int64, count=len(types))
+        names, who_codes = _first_codes(list(map(operator.add, ev_prefix, who)))
+        t = column(events, "t")
+        tb = EventTable(
+            ids=list(map(operator.add, ev_prefix, ids)),
+            types=types,
+            agents=list(map(operator.add, ev_prefix, who)),
+            t=t,
+            times=np.array(t, dtype=np.float64),
+            source=np.zeros(0, dtype=np.int64),
+            target=np.zeros(0, dtype=np.int64),
+            edge_types=column(edges, "type"),
+            kinds={},  # the union's counts are no trace's: see _kinds
+            codes=codes,
+            code=code,
+            who=who_codes,
+            agent_names=names,
+            agent_code=dict(zip(names, range(len(names)), strict=True)),
+            event_agents=len(names),
+            listed=np.zeros(0, dtype=np.int64),
+            targets=None,
+            repeats=[],
+            events=events,
+            bad_events=frozenset(),
+            fields={},
+        )
+        tb.kinds = {kind: 1 for kind in code}  # which types occur (the checks ask only that)
+        self.ids, self.who = ids, who
+        tb.listed = tb.agent_codes(list(map(operator.add, ag_prefix, column(agents, "id"))))
+        at = np.flatnonzero(np.isin(codes, [code[k] for k in TARGETED if k in code]))
+        chosen = at.tolist()
+        targets = aligned([events[i] for i in chosen], "target")
+        tb.targets = np.full(len(ids), -1, dtype=np.int64)
+        tb.targets[at] = tb.agent_codes(_prefixed([ev_prefix[i] for i in chosen], targets))
+        self.despawn_named = {i for i, x in zip(chosen, targets, strict=True) if x == ""}
+        for name in ("call_id", "sender"):  # names that the checks match within a trace
+            tb.fields[name] = _prefixed(ev_prefix, self.field(name))
+        ends = column(edges, "source") + column(edges, "target")
+        resolve_ends(tb, locate(tb.ids, list(map(operator.add, ed_prefix * 2, ends))))
+        parents = [
+            {"parent": None if not x else p + x}  # an empty name names no one
+            for p, x in zip(ag_prefix, aligned(agents, "parent"), strict=True)
+        ]
+        bad: dict[str, set[int]] = {"events": set(), "edges": set(), "agents": set()}
+        self.lineage = Lineage.of(tb, parents, bad)
+        rep = Report("batch", "current")
+        semantics(rep, {"events": events, "edges": edges, "agents": agents}, bad, tb, self.lineage)
+        self.tb, self.report, self.looped = tb, rep, set[int]()
+        self.offsets = {
+            "events": np.cumsum(sizes),
+            "edges": np.cumsum([len(d.edges) for d in datas]),
+            "agents": np.cumsum([len(d.agents) for d in datas]),
+        }
+        self.clean = not rep.counts and self._replay()
+
+    def culprits(self) -> set[int]:
+        """The traces that the union's problems name (by the items they point at); empty if
+        one names no item, or a code was reported past the limit (not every one is listed)."""
+        rep = self.report
+        if not rep.counts:
+            return self.looped
+        if max(rep.counts.values()) > MAX_PER_CODE:
+            return set()
+        found = set()
+        for p in rep.items:
+            where = ITEM.match(p.pointer)
+            if where is None:
+                return set()
+            section, index = where.groups()
+            found.add(int(np.searchsorted(self.offsets[section], int(index), side="right")))
+        return found
+
+    def field(self, key: str) -> list[Any]:
+        """The events' values under KEY as written (the table's may be prefixed)."""
+        if key not in self.raw:
+            self.raw[key] = aligned(self.events, key)
+        return self.raw[key]
+
+    def _replay(self) -> bool:
+        """The walk of the union's dependency graph; False when it loops."""
+        tb, starts, seg = self.tb, self.starts, self.seg
+        n, times = len(tb.ids), tb.times
+        ends = np.array(self.field("t_end"), dtype=np.float64)  # None becomes NaN
+        self.durations = np.add.reduceat(np.isnan(ends), starts) == 0
+        durations = self.durations[seg]
+        self.ends = ends
+        self.weights = np.where(durations, ends - times, 1.0)
+        lane_ends = np.where(durations, ends, times)
+        stops, aggregates = tb.of_type("stop"), tb.of_type("aggregate")
+        first_stop = np.full(len(self.datas), -1, dtype=np.int64)
+        has_stop, first = np.unique(seg[stops], return_index=True)
+        first_stop[has_stop] = stops[first]
+        self.first_stop = first_stop
+        last_aggregate = np.full(len(self.datas), -1, dtype=np.int64)
+        by = aggregates[np.lexsort((aggregates, times[aggregates], seg[aggregates]))]
+        is_last = np.append(seg[by][1:] != seg[by][:-1], True) if by.size else by
+        last_aggregate[seg[by[is_last]]] = by[is_last]
+        self.last_aggregate = last_aggregate
+        latest = _segment_last(times == np.maximum.reduceat(times, starts)[seg], starts)
+        # the stop event, else the last aggregate, else the last event
+        final = np.where(
+            first_stop >= 0, first_stop, np.where(last_aggregate >= 0, last_aggregate, latest)
+        )
+        keep = _dependency_edges(tb)
+        try:
+            pred_of, node, size = _dependencies(
+                times, lane_ends, tb.who, tb.source[keep], tb.target[keep]
+            )
+        except DependencyCycle as exc:  # an error of the trace the loop runs through
+            events = [x for x in exc.nodes if x < n]
+            self.looped = {int(seg[events[0]])} if events else set()
+            return False
+        weights = np.concatenate((self.weights, np.zeros(size - n)))
+        top, best = longest(pred_of, node, weights)
+        dist = np.array(top[:n]) + self.weights
+        self.end = _segment_last(dist == np.maximum.reduceat(dist, starts)[seg], starts)
+        self.span = dist[self.end]
+        self.best = best
+        marks = ancestry(pred_of, node, size, final.tolist(), last_aggregate.tolist())
+        self.marks = np.frombuffer(bytes(marks[:n]), dtype=np.uint8)
+        return True
+
+    def rollouts(self, batch: list[tuple[int, str, Any]]) -> list[Rollout]:
+        kinds = self._kinds()
+        return [
+            Rollout(label, [], data, m, _View(self, k, kinds[k]))
+            for k, ((_, label, data), m) in enumerate(zip(batch, self._measures(), strict=True))
+        ]
+
+    def _kinds(self) -> list[dict[str, int]]:
+        """Each trace's events per type (the types it has)."""
+        tb, count = self.tb, len(self.datas)
+        width = len(tb.code)
+        flat = np.bincount(self.seg * width + tb.codes, minlength=count * width)
+        kinds = list(tb.code)
+        return [
+            {kinds[c]: x for c, x in enumerate(row) if x}
+            for row in flat.reshape(count, width).tolist()
+        ]
+
+    def _peaks(self, spawned: np.ndarray, at: np.ndarray, owner: np.ndarray) -> np.ndarray:
+        """Each trace's peak concurrency (metrics._lifetimes): one sweep for all, by trace;
+        the count of agents alive comes back to 0 at the end of each trace's stretch."""
+        tb, count = self.tb, len(self.datas)
+        k = len(tb.agent_names)
+        born, dies = np.full(k, np.inf), np.full(k, -np.inf)
+        np.minimum.at(born, tb.who, tb.times)
+        np.maximum.at(dies, tb.who, np.where(np.isnan(self.ends), tb.times, self.ends))
+        np.minimum.at(born, spawned, at)
+        alive = born < np.inf
+        peak = np.zeros(count, dtype=np.int64)
+        m = int(np.count_nonzero(alive))
+        if m:
+            times = np.concatenate((born[alive], np.where(dies == -np.inf, born, dies)[alive]))
+            closing = np.repeat([0.0, 1.0], m)
+            trace = np.tile(owner[alive], 2)
+            sweep = np.lexsort((closing, times, trace))
+            level = np.cumsum(1 - 2 * closing[sweep])
+            by = trace[sweep]
+            heads = np.flatnonzero(np.append(True, by[1:] != by[:-1]))
+            peak[by[heads]] = np.maximum.reduceat(level, heads).astype(np.int64)
+        return np.maximum(peak, 0)
+
+    def _spawn_groups(self, spawns: np.ndarray) -> np.ndarray:
+        """Each trace's number of spawn decisions (metrics._fan_out): the decisions with an
+        edge into a spawn, and the undecided spawns' distinct (instant, agent)."""
+        tb, count, seg = self.tb, len(self.datas), self.seg
+        n = len(tb.ids)
+        is_decision = np.zeros(n, dtype=bool)
+        is_decision[tb.of_type("decision")] = True
+        is_spawn = np.zeros(n, dtype=bool)
+        is_spawn[spawns] = True
+        chosen = np.flatnonzero(is_decision[tb.source] & is_spawn[tb.target])
+        decision = first_of(tb.target[chosen], tb.source[chosen], n)[spawns]
+        groups = np.bincount(seg[np.unique(decision[decision >= 0])], minlength=count)
+        undecided = spawns[decision < 0]
+        if undecided.size:
+            t, who = tb.times[undecided], tb.who[undecided]
+            order = np.lexsort((who, t))
+            t, who = t[order], who[order]
+            heads = np.append(True, (t[1:] != t[:-1]) | (who[1:] != who[:-1]))
+            groups += np.bincount(seg[undecided[order][heads]], minlength=count)
+        return groups
+
+    def _critical_steps(self, boss: np.ndarray) -> list[dict[str, Any]]:
+        """Each trace's critical steps (metrics._critical_steps): its events' stages found in
+        one sort of every trace's stage bounds (its orchestrator's aggregates) with them."""
+        tb, count, seg = self.tb, len(self.datas), self.seg
+        codes, t = tb.who, tb.times
+        counted = np.flatnonzero(~_own_time(tb))
+        aggregates = tb.of_type("aggregate")
+        bounds = aggregates[codes[aggregates] == boss[seg[aggregates]]]
+        b = len(bounds)
+        trace = np.concatenate((seg[bounds], seg[counted]))
+        is_bound = np.concatenate((np.ones(b, dtype=np.int8), np.zeros(len(counted), np.int8)))
+        # at one instant a query sorts before a bound: a stage holds boundary[k-1] < t <= [k]
+        order = np.lexsort((is_bound, np.concatenate((t[bounds], t[counted])), trace))
+        sorted_bound = is_bound[order]
+        before = np.cumsum(sorted_bound) - sorted_bound
+        earlier = np.concatenate(([0], np.cumsum(np.bincount(seg[bounds], minlength=count))))
+        query = sorted_bound == 0
+        stage = np.empty(len(counted), dtype=np.int64)
+        stage[order[query] - b] = before[query] - earlier[trace[order[query]]]
+        width, agents = int(stage.max(initial=0)) + 1, max(len(tb.agent_names), 1)
+        key = (seg[counted] * width + stage) * agents + codes[counted]
+        keys, counts = np.unique(key, return_counts=True)
+        group, key_code = keys // agents, keys % agents
+        heads = np.flatnonzero(np.append(True, group[1:] != group[:-1]))
+        mine = key_code == boss[group // width]
+        main = np.add.reduceat(np.where(mine, counts, 0), heads).tolist() if keys.size else []
+        longest_ = (
+            np.maximum.reduceat(np.where(mine, 0, counts), heads).tolist() if keys.size else []
+        )
+        stages: list[list[dict[str, int]]] = [[] for _ in range(count)]
+        for g, x, y in zip((group[heads] // width).tolist(), main, longest_, strict=True):
+            stages[g].append(
+                {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
+            )
+        names = tb.agent_names
+        return [
+            {
+                "orchestrator": names[c].split(":", 1)[1] if c >= 0 else None,
+                "stages": s,
+                "total": sum(x["critical_steps"] for x in s),
+            }
+            for c, s in zip(boss.tolist(), stages, strict=True)
+        ]
+
+    def _measures(self) -> list[dict[str, Any]]:
+        """Each trace's measures that a run table's rows and the rewards read (metrics.py
+        defines them), from the union's columns by segments."""
+        tb, lineage, seg, starts = self.tb, self.lineage, self.seg, self.starts
+        count = len(self.datas)
+        names = tb.agent_names
+        owner = np.fromiter((int(x.split(":", 1)[0]) for x in names), np.int64, len(names))
+        k_all = len(names)
+
+        def per_trace(codes_mask: np.ndarray) -> np.ndarray:
+            return np.bincount(owner[codes_mask], minlength=count)
+
+        is_agent = np.zeros(k_all, dtype=bool)
+        is_agent[: tb.event_agents] = True
+        is_agent[tb.listed] = True
+        spawned = lineage.parent >= 0
+        n_spawned = per_trace(spawned)
+        despawns = tb.of_type("despawn")
+        gone = tb.target_codes()[despawns]
+        gone[[i in self.despawn_named for i in despawns.tolist()]] = -1
+        finished = np.zeros(k_all, dtype=bool)
+        finished[tb.who[tb.of_type("return")]] = True
+        finished[np.where(gone >= 0, gone, tb.who[despawns])] = True
+        n_finished = per_trace(finished & spawned)
+        depth = np.zeros(count, dtype=np.int64)
+        np.maximum.at(depth, owner[is_agent], np.array(lineage.depth)[is_agent])
+        covered = np.zeros(k_all, dtype=bool)
+        covered[tb.who[(self.marks & 2) > 0]] = True
+        n_covered = per_trace(covered & spawned)
+        is_parent = np.zeros(k_all, dtype=bool)
+        is_parent[lineage.parent[spawned]] = True
+        roots: list[list[int]] = [[] for _ in range(count)]
+        for c in np.flatnonzero(is_agent & ~spawned).tolist():
+            roots[owner[c]].append(c)
+        boss = []
+        for r in roots:
+            r.sort(key=names.__getitem__)
+            boss.append(next((c for c in r if is_parent[c]), r[0] if r else -1))
+        spawns = tb.of_type("spawn")
+        spawned_codes = tb.target_codes()[spawns]
+        named = spawned_codes >= 0
+        peak = self._peaks(spawned_codes[named], tb.times[spawns[named]], owner)
+        groups = self._spawn_groups(spawns)
+        n_spawns = np.bincount(seg[spawns], minlength=count)
+        receivers = tb.target_codes()[tb.of_type("message")]
+        messages = np.bincount(seg[tb.of_type("message")][receivers >= 0], minlength=count)
+        steps = self._critical_steps(np.array(boss, dtype=np.int64))
+        outside = (self.marks & 1) == 0
+        weights = self.weights.tolist()
+        wasted_weights = self.weights[outside].tolist()
+        wasted_at = np.concatenate(([0], np.cumsum(np.bincount(seg[outside], minlength=count))))
+        n_outside = np.diff(wasted_at).tolist()
+        first_end = _segment_first(self.ends == np.maximum.reduceat(self.ends, starts)[seg], starts)
+        first_t = _segment_first(tb.times == np.minimum.reduceat(tb.times, starts)[seg], starts)
+        t_end, t, cause = self.field("t_end"), tb.t, self.field("cause")
+        edges = [len(d.edges) for d in self.datas]
+        out = []
+        for k, data in enumerate(self.datas):
+            a, n = int(starts[k]), self.sizes[k]
+            durations = bool(self.durations[k])
+            work = float(sum(weights[a : a + n]))
+            makespan = t_end[first_end[k]] - t[first_t[k]] if durations else None
+            span = float(self.span[k])
+            if durations:
+                lo = int(wasted_at[k])
+                wasted: float = sum(wasted_weights[lo : lo + n_outside[k]])
+            else:
+                wasted = n_outside[k]
+            spawned_k = int(n_spawned[k])
+            stop = int(self.first_stop[k])
+            fan = int(groups[k])
+            out.append(
+                {
+                    "events": n,
+                    "edges": edges[k],
+                    "agents": int(np.count_nonzero(is_agent & (owner == k))),
+                    "mode": "durations" if durations else "steps",
+                    "work": _round(work),
+                    "critical_path": _round(span),
+                    "ideal_speedup": _round(work / span) if span else None,
+                    "observed_speedup": _round(work / makespan) if makespan else None,
+                    "makespan": _round(makespan),
+                    "peak_concurrency": int(peak[k]),
+                    "fan_out": {
+                        "decisions": fan,
+                        "mean": _round(float(n_spawns[k]) / fan) if fan else None,
+                    },
+                    "spawn_depth": int(depth[k]),
+                    "spawned_agents": spawned_k,
+                    "finish_rate": _round(int(n_finished[k]) / spawned_k) if spawned_k else None,
+                    "messages": {"total": int(messages[k])},
+                    "aggregation_coverage": (
+                        _round(int(n_covered[k]) / spawned_k)
+                        if spawned_k and self.last_aggregate[k] >= 0
+                        else None
+                    ),
+                    "wasted_work": _round(wasted),
+                    "wasted_fraction": _round(wasted / work) if work else None,
+                    "stop": {"cause": cause[stop]} if stop >= 0 else None,
+                    "rewards": _rewards(data),
+                    "critical_steps": steps[k],
+                }
+            )
+        return out
+
+
+@dataclass(slots=True)
+class _View:
+    """Trace K of a union, read as runtable.py and rewards.py read a Replay and its table."""
+
+    union: _Union
+    k: int
+    kinds: dict[str, int]
+    a: int = 0
+    b: int = 0
+    ids: list[Any] = field(default_factory=list)
+    types: list[Any] = field(default_factory=list)
+    agents: list[Any] = field(default_factory=list)
+    times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ends: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    last_aggregate: int = -1
+
+    def __post_init__(self) -> None:
+        u = self.union
+        a = self.a = int(u.starts[self.k])
+        b = self.b = a + u.sizes[self.k]
+        self.ids, self.types, self.agents = u.ids[a:b], u.tb.types[a:b], u.who[a:b]
+        self.times, self.ends = u.tb.times[a:b], u.ends[a:b]
+        last = int(u.last_aggregate[self.k])
+        self.last_aggregate = last - a if last >= 0 else -1
+
+    @property
+    def table(self) -> _View:
+        return self
+
+    @property
+    def replay(self) -> _View:
+        return self
+
+    def field(self, key: str) -> list[Any]:
+        return self.union.field(key)[self.a : self.b]
+
+    def of_type(self, kind: str) -> np.ndarray:
+        code = self.union.tb.code.get(kind)
+        if code is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.union.tb.codes[self.a : self.b] == code)
+
+    def walk(self) -> tuple[float, list[int], bytes]:
+        """As Replay.walk: the critical path's length and events, and the ancestry marks."""
+        u, a = self.union, self.a
+        chain, end = [], int(u.end[self.k])
+        best, n = u.best, len(u.tb.ids)
+        while end != -1:
+            if end < n:
+                chain.append(end - a)
+            end = best[end]
+        chain.reverse()
+        return float(u.span[self.k]), chain, u.marks[a : self.b].tobytes()
