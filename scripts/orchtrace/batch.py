@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -37,8 +37,6 @@ from .table import (
     aligned,
     column,
     first_of,
-    locate,
-    resolve_ends,
 )
 from .validate import MAX_PER_CODE, Report
 
@@ -142,7 +140,6 @@ class _Union:
             agents += d.agents
         sizes = [len(d.events) for d in datas]
         ev_prefix = _spread(prefixes, sizes)
-        ed_prefix = _spread(prefixes, [len(d.edges) for d in datas])
         ag_prefix = _spread(prefixes, [len(d.agents) for d in datas])
         self.events, self.sizes = events, sizes
         self.starts = np.cumsum([0, *sizes[:-1]])
@@ -153,12 +150,13 @@ class _Union:
         who = column(events, "agent")
         code = {kind: k for k, kind in enumerate(dict.fromkeys(types))}
         codes = np.fromiter(map(code.__getitem__, types), dtype=np.int64, count=len(types))
-        names, who_codes = _first_codes(list(map(operator.add, ev_prefix, who)))
+        acting = list(map(operator.add, ev_prefix, who))
+        names, who_codes = _first_codes(acting)
         t = column(events, "t")
         tb = EventTable(
-            ids=list(map(operator.add, ev_prefix, ids)),
+            ids=ids,  # as written: edges are resolved trace by trace (see _resolve)
             types=types,
-            agents=list(map(operator.add, ev_prefix, who)),
+            agents=acting,
             t=t,
             times=np.array(t, dtype=np.float64),
             source=np.zeros(0, dtype=np.int64),
@@ -189,28 +187,65 @@ class _Union:
         self.despawn_named = {i for i, x in zip(chosen, targets, strict=True) if x == ""}
         for name in ("call_id", "sender"):  # names that the checks match within a trace
             tb.fields[name] = _prefixed(ev_prefix, self.field(name))
-        ends = column(edges, "source") + column(edges, "target")
-        resolve_ends(tb, locate(tb.ids, list(map(operator.add, ed_prefix * 2, ends))))
+        self.tb, self.report, self.looped = tb, Report("batch", "current"), set[int]()
+        self.walked: list[list[int]] | None = None
+        self.columns: dict[str, list[Any]] | None = None
+        self.offsets = {
+            "events": np.cumsum(sizes),
+            "edges": np.cumsum([len(d.edges) for d in datas]),
+            "agents": np.cumsum([len(d.agents) for d in datas]),
+        }
+        self.resolved = self._resolve(edges)
+        if self.resolved:
+            self.clean = False
+            return
         parents = [
             {"parent": None if not x else p + x}  # an empty name names no one
             for p, x in zip(ag_prefix, aligned(agents, "parent"), strict=True)
         ]
         bad: dict[str, set[int]] = {"events": set(), "edges": set(), "agents": set()}
         self.lineage = Lineage.of(tb, parents, bad)
-        rep = Report("batch", "current")
+        rep = self.report
         semantics(rep, {"events": events, "edges": edges, "agents": agents}, bad, tb, self.lineage)
-        self.tb, self.report, self.looped = tb, rep, set[int]()
-        self.offsets = {
-            "events": np.cumsum(sizes),
-            "edges": np.cumsum([len(d.edges) for d in datas]),
-            "agents": np.cumsum([len(d.agents) for d in datas]),
-        }
         self.clean = not rep.counts and self._replay()
+
+    def _resolve(self, edges: list[Any]) -> set[int]:
+        """Resolves the edge ends of each trace among its own events; returns the traces with
+        a repeated event id or an edge end that names no event (errors of theirs)."""
+        tb, sizes, ids = self.tb, self.sizes, self.ids
+        sources, targets = column(edges, "source"), column(edges, "target")
+        found: list[int] = []
+        found_targets: list[int] = []
+        failed = set()
+        a = e = 0
+        for k, d in enumerate(self.datas):
+            n, m = sizes[k], len(d.edges)
+            index = dict(zip(ids[a : a + n], range(a, a + n), strict=True))
+            if len(index) < n:
+                failed.add(k)
+            found += map(index.get, sources[e : e + m], repeat(-1, m))
+            found_targets += map(index.get, targets[e : e + m], repeat(-1, m))
+            a, e = a + n, e + m
+        tb.source = np.array(found, dtype=np.int64)
+        tb.target = np.array(found_targets, dtype=np.int64)
+        if failed or (tb.source.size and min(tb.source.min(), tb.target.min()) < 0):
+            failed.update(
+                np.unique(
+                    np.searchsorted(
+                        self.offsets["edges"],
+                        np.flatnonzero((tb.source < 0) | (tb.target < 0)),
+                        side="right",
+                    )
+                ).tolist()
+            )
+        return failed
 
     def culprits(self) -> set[int]:
         """The traces that the union's problems name (by the items they point at); empty if
         one names no item, or a code was reported past the limit (not every one is listed)."""
         rep = self.report
+        if self.resolved:
+            return self.resolved
         if not rep.counts:
             return self.looped
         if max(rep.counts.values()) > MAX_PER_CODE:
@@ -273,6 +308,48 @@ class _Union:
         marks = ancestry(pred_of, node, size, final.tolist(), last_aggregate.tolist())
         self.marks = np.frombuffer(bytes(marks[:n]), dtype=np.uint8)
         return True
+
+    def chains(self) -> list[list[int]]:
+        """Each trace's critical chain, as indexes of its events (see replay._walk)."""
+        if self.walked is None:
+            n, best, starts = len(self.ids), self.best, self.starts.tolist()
+            self.walked = []
+            for a, end in zip(starts, self.end.tolist(), strict=True):
+                chain = []
+                while end != -1:
+                    if end < n:
+                        chain.append(end - a)
+                    end = best[end]
+                chain.reverse()
+                self.walked.append(chain)
+        return self.walked
+
+    def event_columns(self) -> dict[str, list[Any]]:
+        """The union's columns of a run table's events table, but source, trace_id and seq."""
+        if self.columns is None:
+            critical = np.zeros(len(self.ids), dtype=bool)
+            for a, chain in zip(self.starts.tolist(), self.chains(), strict=True):
+                critical[[a + i for i in chain]] = True
+            self.columns = {
+                "id": self.ids,
+                "type": self.tb.types,
+                "agent": self.who,
+                "t": self.tb.times.tolist(),
+                "critical": critical.tolist(),
+                "useful": ((self.marks & 1) > 0).tolist(),
+            }
+            for name in (
+                "t_end",
+                "target",
+                "tool",
+                "tokens",
+                "cost_usd",
+                "error",
+                "subtask",
+                "score",
+            ):
+                self.columns[name] = self.field(name)
+        return self.columns
 
     def rollouts(self, batch: list[tuple[int, str, Any]]) -> list[Rollout]:
         kinds = self._kinds()
@@ -486,38 +563,27 @@ class _Union:
         return out
 
 
-@dataclass(slots=True)
 class _View:
-    """Trace K of a union, read as runtable.py and rewards.py read a Replay and its table."""
+    """Trace K of a union, read as runtable.py and rewards.py read a Replay and its table
+    (both are this object)."""
 
-    union: _Union
-    k: int
-    kinds: dict[str, int]
-    a: int = 0
-    b: int = 0
-    ids: list[Any] = field(default_factory=list)
-    types: list[Any] = field(default_factory=list)
-    agents: list[Any] = field(default_factory=list)
-    times: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ends: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    last_aggregate: int = -1
+    __slots__ = ("a", "agents", "b", "ends", "ids", "k", "kinds", "times", "types", "union")
 
-    def __post_init__(self) -> None:
-        u = self.union
-        a = self.a = int(u.starts[self.k])
-        b = self.b = a + u.sizes[self.k]
-        self.ids, self.types, self.agents = u.ids[a:b], u.tb.types[a:b], u.who[a:b]
-        self.times, self.ends = u.tb.times[a:b], u.ends[a:b]
-        last = int(u.last_aggregate[self.k])
-        self.last_aggregate = last - a if last >= 0 else -1
+    def __init__(self, union: _Union, k: int, kinds: dict[str, int]) -> None:
+        self.union, self.k, self.kinds = union, k, kinds
+        a = self.a = int(union.starts[k])
+        b = self.b = a + union.sizes[k]
+        self.ids, self.types, self.agents = union.ids[a:b], union.tb.types[a:b], union.who[a:b]
+        self.times, self.ends = union.tb.times[a:b], union.ends[a:b]
 
     @property
     def table(self) -> _View:
         return self
 
     @property
-    def replay(self) -> _View:
-        return self
+    def last_aggregate(self) -> int:
+        last = int(self.union.last_aggregate[self.k])
+        return last - self.a if last >= 0 else -1
 
     def field(self, key: str) -> list[Any]:
         return self.union.field(key)[self.a : self.b]
@@ -530,12 +596,11 @@ class _View:
 
     def walk(self) -> tuple[float, list[int], bytes]:
         """As Replay.walk: the critical path's length and events, and the ancestry marks."""
-        u, a = self.union, self.a
-        chain, end = [], int(u.end[self.k])
-        best, n = u.best, len(u.tb.ids)
-        while end != -1:
-            if end < n:
-                chain.append(end - a)
-            end = best[end]
-        chain.reverse()
-        return float(u.span[self.k]), chain, u.marks[a : self.b].tobytes()
+        u = self.union
+        return float(u.span[self.k]), u.chains()[self.k], u.marks[self.a : self.b].tobytes()
+
+    def event_columns(self) -> dict[str, list[Any]]:
+        """The trace's columns of a run table's events table (runtable.EVENT_COLUMNS)."""
+        return {
+            name: values[self.a : self.b] for name, values in self.union.event_columns().items()
+        }

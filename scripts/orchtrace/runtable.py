@@ -178,23 +178,35 @@ def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> N
         rows[name].append(value)
 
 
-def _event_rows(rows: _Columns, source: str, r: Rollout) -> None:
+def _event_columns(r: Rollout) -> dict[str, list[Any]]:
+    """The events table's columns of R, but source, trace_id and seq."""
+    if isinstance(r.replay, batch._View):
+        return r.replay.event_columns()
     tb = r.replay.table
     _, chain, marks = r.replay.walk()
-    n = len(tb.ids)
-    critical = np.zeros(n, dtype=bool)
+    critical = np.zeros(len(tb.ids), dtype=bool)
     critical[chain] = True
+    columns = {
+        "id": tb.ids,
+        "type": tb.types,
+        "agent": tb.agents,
+        "t": tb.times.tolist(),
+        "critical": critical.tolist(),
+        "useful": ((np.frombuffer(marks, dtype=np.uint8) & 1) > 0).tolist(),
+    }
+    for name in ("t_end", "target", "tool", "tokens", "cost_usd", "error", "subtask", "score"):
+        columns[name] = tb.field(name)
+    return columns
+
+
+def _event_rows(rows: _Columns, source: str, r: Rollout) -> None:
+    columns = _event_columns(r)
+    n = len(columns["id"])
     rows["source"] += [source] * n
     rows["trace_id"] += [_get(r.data, "trace_id")] * n
     rows["seq"] += range(n)
-    rows["id"] += tb.ids
-    rows["type"] += tb.types
-    rows["agent"] += tb.agents
-    rows["t"] += tb.times.tolist()
-    rows["critical"] += critical.tolist()
-    rows["useful"] += ((np.frombuffer(marks, dtype=np.uint8) & 1) > 0).tolist()
-    for name in ("t_end", "target", "tool", "tokens", "cost_usd", "error", "subtask", "score"):
-        rows[name] += tb.field(name)
+    for name, values in columns.items():
+        rows[name] += values
 
 
 def _chunk_rollouts(
