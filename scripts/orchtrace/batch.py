@@ -1,16 +1,17 @@
 """Checks and measures many small traces at once, as a run table's chunk holds them: one pass
 of array operations over all of them rather than some three hundred small ones per trace.
 
-The traces of a batch are joined into one: every event id, agent name and tool call id is
-prefixed with the trace's number in the batch, so that no event, edge or agent of one trace
-can name another's, and the union is checked by semantics.py as one trace is. It has no
-problem exactly when none of its traces has one: every check relates items that name each
-other. A batch with problems is halved until the traces with problems are alone, and those
-are examined one by one (examine.py), as are the traces a batch does not take (see `_taken`).
-The measures of a clean batch's traces are reduced from the union's columns by segments, and
-the dependency graph is walked once for all of them (a trace's relaxations keep their order,
-so ties break as they do alone). Run tables hold the same rows either way; tests/test_batch.py
-compares both readings of every trace it has.
+The traces of a batch are joined into one. Each trace's edges are resolved among its own
+events, and its agent names and tool call ids are prefixed with its number in the batch, so
+that nothing of one trace can name another's; the union is then checked by semantics.py as
+one trace is. It has no problem exactly when none of its traces has one, since every check
+relates items that name each other. The traces that a union's problems name are examined
+alone (examine.py) and the rest joined again; a union whose problems name no trace (a cycle
+among its edges) is halved. Traces a batch does not take (see `_taken`) are examined alone
+too. The measures of a clean union's traces are reduced from its columns by segments, and its
+dependency graph is walked once for all of them: a trace's relaxations keep their order, so
+ties break as they do alone. Run tables hold the same rows either way; tests/test_batch.py
+compares both readings, and the measures with `metrics`, on every trace it has.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from .table import (
     column,
     first_of,
 )
-from .validate import MAX_PER_CODE, Report
+from .validate import Report
 
-ALONE = 8  # a batch with problems this small is examined trace by trace
+Entry = tuple[int, str, bytes, Any]  # place, label, text and typed data of a trace
 ITEM = re.compile(r"\$\.(events|edges|agents)\[(\d+)\]")
 
 
@@ -67,39 +68,40 @@ def rollouts(items: list[tuple[str, bytes]]) -> list[Rollout]:
     a run table (runtable.py): problems, data, the measures the rows and rewards read, and the
     replay they read."""
     out: list[Rollout | None] = [None] * len(items)
-    batch: list[tuple[int, str, Any]] = []
+    batch: list[Entry] = []
     for i, (label, text) in enumerate(items):
         data = _decoded(text)
         if data is not None and _taken(data):
-            batch.append((i, label, data))
+            batch.append((i, label, text, data))
         else:
             out[i] = Rollout.of(label, examine(text, label, True))
-    texts = dict(items) if batch else {}
-    for i, rollout in _measured(batch, texts):
+    for i, rollout in _measured(batch):
         out[i] = rollout
     return [r for r in out if r is not None]
 
 
-def _measured(
-    batch: list[tuple[int, str, Any]], texts: dict[str, bytes], split: bool = True, tries: int = 3
-) -> list[tuple[int, Rollout]]:
-    """The rollouts of BATCH, read together where they can be, else one by one (all of them
-    unless SPLIT). The traces its problems name are taken out up to TRIES times (some checks
-    name one trace a pass), then it is halved."""
+def _alone(batch: list[Entry]) -> list[tuple[int, Rollout]]:
+    return [(i, Rollout.of(label, examine(text, label, True))) for i, label, text, _ in batch]
+
+
+def _measured(batch: list[Entry], tries: int = 3) -> list[tuple[int, Rollout]]:
+    """The rollouts of BATCH, read together where they can be. The traces its problems name
+    are examined alone, up to TRIES times (some checks name one trace a pass); then, or when
+    they name none, it is halved."""
     if not batch:
         return []
-    if len(batch) <= ALONE or not split:
-        return [(i, Rollout.of(label, examine(texts[label], label, True))) for i, label, _ in batch]
-    union = _Union([data for _, _, data in batch])
+    union = _Union([data for *_, data in batch])
     if union.clean:
-        return [(i, r) for (i, label, _), r in zip(batch, union.rollouts(batch), strict=True)]
+        labels = [label for _, label, _, _ in batch]
+        return [(e[0], r) for e, r in zip(batch, union.rollouts(labels), strict=True)]
+    if len(batch) == 1:
+        return _alone(batch)
     culprits = union.culprits() if tries else set()
-    if not culprits:  # a problem that names no item (a cycle), or one past the report's limit
+    if not culprits:
         half = len(batch) // 2
-        return _measured(batch[:half], texts) + _measured(batch[half:], texts)
-    alone = [batch[k] for k in sorted(culprits)]
-    rest = [b for k, b in enumerate(batch) if k not in culprits]
-    return _measured(alone, texts, split=False) + _measured(rest, texts, tries=tries - 1)
+        return _measured(batch[:half]) + _measured(batch[half:])
+    rest = [entry for k, entry in enumerate(batch) if k not in culprits]
+    return _alone([batch[k] for k in sorted(culprits)]) + _measured(rest, tries - 1)
 
 
 def _prefixed(prefixes: list[str], values: list[Any]) -> list[Any]:
@@ -241,22 +243,16 @@ class _Union:
         return failed
 
     def culprits(self) -> set[int]:
-        """The traces that the union's problems name (by the items they point at); empty if
-        one names no item, or a code was reported past the limit (not every one is listed)."""
-        rep = self.report
+        """Traces with problems: those the union's problems name by the items they point at
+        (not every one, when a problem names no item or a code was reported past the limit)."""
         if self.resolved:
             return self.resolved
-        if not rep.counts:
-            return self.looped
-        if max(rep.counts.values()) > MAX_PER_CODE:
-            return set()
-        found = set()
-        for p in rep.items:
+        found = set(self.looped)
+        for p in self.report.items:
             where = ITEM.match(p.pointer)
-            if where is None:
-                return set()
-            section, index = where.groups()
-            found.add(int(np.searchsorted(self.offsets[section], int(index), side="right")))
+            if where is not None:
+                section, index = where.groups()
+                found.add(int(np.searchsorted(self.offsets[section], int(index), side="right")))
         return found
 
     def field(self, key: str) -> list[Any]:
@@ -281,9 +277,10 @@ class _Union:
         first_stop[has_stop] = stops[first]
         self.first_stop = first_stop
         last_aggregate = np.full(len(self.datas), -1, dtype=np.int64)
-        by = aggregates[np.lexsort((aggregates, times[aggregates], seg[aggregates]))]
-        is_last = np.append(seg[by][1:] != seg[by][:-1], True) if by.size else by
-        last_aggregate[seg[by[is_last]]] = by[is_last]
+        if aggregates.size:  # the latest of each trace, the last listed of those at one time
+            by = aggregates[np.lexsort((aggregates, times[aggregates], seg[aggregates]))]
+            is_last = np.append(seg[by][1:] != seg[by][:-1], True)
+            last_aggregate[seg[by[is_last]]] = by[is_last]
         self.last_aggregate = last_aggregate
         latest = _segment_last(times == np.maximum.reduceat(times, starts)[seg], starts)
         # the stop event, else the last aggregate, else the last event
@@ -351,11 +348,12 @@ class _Union:
                 self.columns[name] = self.field(name)
         return self.columns
 
-    def rollouts(self, batch: list[tuple[int, str, Any]]) -> list[Rollout]:
-        kinds = self._kinds()
+    def rollouts(self, labels: list[str]) -> list[Rollout]:
+        """The Rollout of each trace, labelled LABELS: measures as `_measures` gives them."""
+        kinds, measures = self._kinds(), self._measures()
         return [
-            Rollout(label, [], data, m, _View(self, k, kinds[k]))
-            for k, ((_, label, data), m) in enumerate(zip(batch, self._measures(), strict=True))
+            Rollout(label, [], data, measures[k], _View(self, k, kinds[k]))
+            for k, (label, data) in enumerate(zip(labels, self.datas, strict=True))
         ]
 
     def _kinds(self) -> list[dict[str, int]]:
@@ -473,7 +471,7 @@ class _Union:
         is_agent[: tb.event_agents] = True
         is_agent[tb.listed] = True
         spawned = lineage.parent >= 0
-        n_spawned = per_trace(spawned)
+        n_spawned, n_agents = per_trace(spawned), per_trace(is_agent)
         despawns = tb.of_type("despawn")
         gone = tb.target_codes()[despawns]
         gone[[i in self.despawn_named for i in despawns.tolist()]] = -1
@@ -532,7 +530,7 @@ class _Union:
                 {
                     "events": n,
                     "edges": edges[k],
-                    "agents": int(np.count_nonzero(is_agent & (owner == k))),
+                    "agents": int(n_agents[k]),
                     "mode": "durations" if durations else "steps",
                     "work": _round(work),
                     "critical_path": _round(span),
