@@ -155,7 +155,7 @@ def test_batched_rows_are_the_rows_read_one_by_one(lines: Path) -> None:
 def test_batched_measures_are_the_measures_of_metrics(lines: Path) -> None:
     items = [(f"l{i}", line) for i, line in enumerate(lines.read_bytes().splitlines())]
     rolled = batch.rollouts(items)
-    together = [r for r in rolled if isinstance(r.replay, batch._View)]
+    together = [r for r in rolled if isinstance(r.replay, batch.View)]
     # taken together: the traces without problems, with events and no cost totals
     clean = set()
     for label, text in items:

@@ -321,8 +321,10 @@ class _Union:
                 self.walked.append(chain)
         return self.walked
 
-    def event_columns(self) -> dict[str, list[Any]]:
-        """The union's columns of a run table's events table, but source, trace_id and seq."""
+    def event_columns(self, fields: tuple[str, ...]) -> dict[str, list[Any]]:
+        """The union's columns of a run table's events table (runtable.py), but source,
+        trace_id and seq: each event's id, type, agent, start, place on its trace's critical
+        chain, usefulness, and its FIELDS."""
         if self.columns is None:
             critical = np.zeros(len(self.ids), dtype=bool)
             for a, chain in zip(self.starts.tolist(), self.chains(), strict=True):
@@ -335,24 +337,14 @@ class _Union:
                 "critical": critical.tolist(),
                 "useful": ((self.marks & 1) > 0).tolist(),
             }
-            for name in (
-                "t_end",
-                "target",
-                "tool",
-                "tokens",
-                "cost_usd",
-                "error",
-                "subtask",
-                "score",
-            ):
-                self.columns[name] = self.field(name)
+            self.columns.update((name, self.field(name)) for name in fields)
         return self.columns
 
     def rollouts(self, labels: list[str]) -> list[Rollout]:
         """The Rollout of each trace, labelled LABELS: measures as `_measures` gives them."""
         kinds, measures = self._kinds(), self._measures()
         return [
-            Rollout(label, [], data, measures[k], _View(self, k, kinds[k]))
+            Rollout(label, [], data, measures[k], View(self, k, kinds[k]))
             for k, (label, data) in enumerate(zip(labels, self.datas, strict=True))
         ]
 
@@ -561,7 +553,7 @@ class _Union:
         return out
 
 
-class _View:
+class View:
     """Trace K of a union, read as runtable.py and rewards.py read a Replay and its table
     (both are this object)."""
 
@@ -575,7 +567,7 @@ class _View:
         self.times, self.ends = union.tb.times[a:b], union.ends[a:b]
 
     @property
-    def table(self) -> _View:
+    def table(self) -> View:
         return self
 
     @property
@@ -597,8 +589,7 @@ class _View:
         u = self.union
         return float(u.span[self.k]), u.chains()[self.k], u.marks[self.a : self.b].tobytes()
 
-    def event_columns(self) -> dict[str, list[Any]]:
-        """The trace's columns of a run table's events table (runtable.EVENT_COLUMNS)."""
-        return {
-            name: values[self.a : self.b] for name, values in self.union.event_columns().items()
-        }
+    def event_columns(self, fields: tuple[str, ...]) -> dict[str, list[Any]]:
+        """The trace's part of `_Union.event_columns`."""
+        columns = self.union.event_columns(fields)
+        return {name: values[self.a : self.b] for name, values in columns.items()}

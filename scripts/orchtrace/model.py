@@ -162,9 +162,8 @@ def _decoder(fmt: str) -> msgspec.json.Decoder[Any]:
 def guess_format(text: str | bytes) -> str:
     """Which format to try first, from the text's first 64 KiB: the artifact's names its task
     `task_id` and its edge ends `src`; ours has neither."""
-    if isinstance(text, str):
-        text = text[:65536].encode()
-    found = text.find(b'"task_id"', 0, 65536) >= 0 or text.find(b'"src"', 0, 65536) >= 0
+    head, end = (text[:65536].encode(), None) if isinstance(text, str) else (text, 65536)
+    found = head.find(b'"task_id"', 0, end) >= 0 or head.find(b'"src"', 0, end) >= 0
     return "artifact" if found else "current"
 
 

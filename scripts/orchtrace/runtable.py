@@ -84,6 +84,7 @@ EVENT_COLUMNS: list[tuple[str, pa.DataType, str]] = [
     ("critical", BOOL, "on the critical chain"),
     ("useful", BOOL, "among the final event's ancestors (not wasted work)"),
 ]
+EVENT_FIELDS = ("t_end", "target", "tool", "tokens", "cost_usd", "error", "subtask", "score")
 TRACE_SCHEMA = pa.schema([(n, t) for n, t, _ in TRACE_COLUMNS])
 EVENT_SCHEMA = pa.schema([(n, t) for n, t, _ in EVENT_COLUMNS])
 
@@ -180,8 +181,8 @@ def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> N
 
 def _event_columns(r: Rollout) -> dict[str, list[Any]]:
     """The events table's columns of R, but source, trace_id and seq."""
-    if isinstance(r.replay, batch._View):
-        return r.replay.event_columns()
+    if isinstance(r.replay, batch.View):
+        return r.replay.event_columns(EVENT_FIELDS)
     tb = r.replay.table
     _, chain, marks = r.replay.walk()
     critical = np.zeros(len(tb.ids), dtype=bool)
@@ -194,8 +195,7 @@ def _event_columns(r: Rollout) -> dict[str, list[Any]]:
         "critical": critical.tolist(),
         "useful": ((np.frombuffer(marks, dtype=np.uint8) & 1) > 0).tolist(),
     }
-    for name in ("t_end", "target", "tool", "tokens", "cost_usd", "error", "subtask", "score"):
-        columns[name] = tb.field(name)
+    columns.update((name, tb.field(name)) for name in EVENT_FIELDS)
     return columns
 
 
