@@ -30,7 +30,7 @@ from .metrics import _own_time, _rewards, _round
 from .model import Item, decode
 from .replay import DependencyCycle, _dependencies, _dependency_edges, ancestry, longest
 from .rewards import Rollout
-from .semantics import semantics
+from .semantics import check_costs, semantics
 from .table import (
     TARGETED,
     EventTable,
@@ -58,9 +58,8 @@ def _decoded(text: bytes) -> Any:
 
 
 def _taken(data: Any) -> bool:
-    """Whether a typed trace in our format can join a batch: one with events, and no cost
-    totals (whose check against the events is the trace's own)."""
-    return isinstance(data, Item) and bool(data.get("events")) and data.get("costs") is None
+    """Whether a typed trace in our format can join a batch: one with events."""
+    return isinstance(data, Item) and bool(data.get("events"))
 
 
 def rollouts(items: list[tuple[str, bytes]]) -> list[Rollout]:
@@ -164,7 +163,7 @@ class _Union:
             source=np.zeros(0, dtype=np.int64),
             target=np.zeros(0, dtype=np.int64),
             edge_types=column(edges, "type"),
-            kinds={},  # the union's counts are no trace's: see _kinds
+            kinds={},  # the union's counts are no trace's: see kinds()
             codes=codes,
             code=code,
             who=who_codes,
@@ -189,7 +188,9 @@ class _Union:
         self.despawn_named = {i for i, x in zip(chosen, targets, strict=True) if x == ""}
         for name in ("call_id", "sender"):  # names that the checks match within a trace
             tb.fields[name] = _prefixed(ev_prefix, self.field(name))
-        self.tb, self.report, self.looped = tb, Report("batch", "current"), set[int]()
+        self.tb, self.report = tb, Report("batch", "current")
+        self.failing: set[int] = set()  # traces found failing outside the report
+        self.counted: list[dict[str, int]] | None = None
         self.walked: list[list[int]] | None = None
         self.columns: dict[str, list[Any]] | None = None
         self.offsets = {
@@ -209,7 +210,7 @@ class _Union:
         self.lineage = Lineage.of(tb, parents, bad)
         rep = self.report
         semantics(rep, {"events": events, "edges": edges, "agents": agents}, bad, tb, self.lineage)
-        self.clean = not rep.counts and self._replay()
+        self.clean = not rep.counts and self._costs_hold() and self._replay()
 
     def _resolve(self, edges: list[Any]) -> set[int]:
         """Resolves the edge ends of each trace among its own events; returns the traces with
@@ -247,7 +248,7 @@ class _Union:
         (not every one, when a problem names no item or a code was reported past the limit)."""
         if self.resolved:
             return self.resolved
-        found = set(self.looped)
+        found = set(self.failing)
         for p in self.report.items:
             where = ITEM.match(p.pointer)
             if where is not None:
@@ -294,7 +295,7 @@ class _Union:
             )
         except DependencyCycle as exc:  # an error of the trace the loop runs through
             events = [x for x in exc.nodes if x < n]
-            self.looped = {int(seg[events[0]])} if events else set()
+            self.failing = {int(seg[events[0]])} if events else set()
             return False
         weights = np.concatenate((self.weights, np.zeros(size - n)))
         top, best = longest(pred_of, node, weights)
@@ -342,22 +343,38 @@ class _Union:
 
     def rollouts(self, labels: list[str]) -> list[Rollout]:
         """The Rollout of each trace, labelled LABELS: measures as `_measures` gives them."""
-        kinds, measures = self._kinds(), self._measures()
+        kinds, measures = self.kinds(), self._measures()
         return [
             Rollout(label, [], data, measures[k], View(self, k, kinds[k]))
             for k, (label, data) in enumerate(zip(labels, self.datas, strict=True))
         ]
 
-    def _kinds(self) -> list[dict[str, int]]:
+    def kinds(self) -> list[dict[str, int]]:
         """Each trace's events per type (the types it has)."""
-        tb, count = self.tb, len(self.datas)
-        width = len(tb.code)
-        flat = np.bincount(self.seg * width + tb.codes, minlength=count * width)
-        kinds = list(tb.code)
-        return [
-            {kinds[c]: x for c, x in enumerate(row) if x}
-            for row in flat.reshape(count, width).tolist()
-        ]
+        if self.counted is None:
+            tb, count = self.tb, len(self.datas)
+            width = len(tb.code)
+            flat = np.bincount(self.seg * width + tb.codes, minlength=count * width)
+            kinds = list(tb.code)
+            self.counted = [
+                {kinds[c]: x for c, x in enumerate(row) if x}
+                for row in flat.reshape(count, width).tolist()
+            ]
+        return self.counted
+
+    def _costs_hold(self) -> bool:
+        """Whether each trace's declared cost totals match its events (semantics.check_costs,
+        a check of the trace's own); the traces they do not are failing."""
+        for k, d in enumerate(self.datas):
+            costs = d.get("costs")
+            if costs is not None:
+                a = int(self.starts[k])
+                tokens = self.field("tokens")[a : a + self.sizes[k]] if "tokens" in costs else []
+                rep = Report("trace", "current")
+                check_costs(rep, costs, self.kinds()[k], tokens)
+                if rep.counts:
+                    self.failing.add(k)
+        return not self.failing
 
     def _peaks(self, spawned: np.ndarray, at: np.ndarray, owner: np.ndarray) -> np.ndarray:
         """Each trace's peak concurrency (metrics._lifetimes): one sweep for all, by trace;

@@ -164,21 +164,25 @@ def semantics(
             )
     costs = trace.get("costs")
     if isinstance(costs, dict) and "events" in bad and not bad_events:
-        declared = {
-            "tool_calls": tb.kinds.get("tool_call", 0),
-            "messages": tb.kinds.get("message", 0),
-        }
-        if "tokens" in costs:
-            tokens = list(filter(partial(is_not, None), tb.field("tokens")))
-            if tokens:
-                declared["tokens"] = sum(tokens)
-        for name, counted in declared.items():
-            if name in costs and _number(costs[name]) and costs[name] != counted:
-                rep.add(
-                    f"$.costs.{name}",
-                    "cost-mismatch",
-                    f"declares {costs[name]}, the events count {counted}",
-                )
+        check_costs(rep, costs, tb.kinds, tb.field("tokens") if "tokens" in costs else [])
+
+
+def check_costs(
+    rep: Report, costs: dict[str, Any], kinds: dict[str, int], tokens: list[Any]
+) -> None:
+    """The totals COSTS declares against what the events count: KINDS (events per type) and
+    their TOKENS (None where absent; summed when costs declares tokens)."""
+    declared = {"tool_calls": kinds.get("tool_call", 0), "messages": kinds.get("message", 0)}
+    counted = list(filter(partial(is_not, None), tokens))
+    if counted:
+        declared["tokens"] = sum(counted)
+    for name, count in declared.items():
+        if name in costs and _number(costs[name]) and costs[name] != count:
+            rep.add(
+                f"$.costs.{name}",
+                "cost-mismatch",
+                f"declares {costs[name]}, the events count {count}",
+            )
 
 
 def _before_end(
