@@ -328,3 +328,31 @@ def test_the_readme_commands_on_10000_rollouts(tmp_path: Path) -> None:
 def test_the_readme_rewards_snippet(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     exec(compile(readme_block("rewards snippet"), "README.md", "exec"), {})
+
+
+def test_exports_that_name_edges_deeper_down_are_spans(tmp_path: Path) -> None:
+    """Graph metadata in a span's attributes (LangGraph's nodes and edges, say) does not make
+    an export a trace: only an edge list at the top does."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    graph = {"graph": {"nodes": ["agent", "tools"], "edges": [["agent", "tools"]]}}
+    lines = (FIXTURES / "exports" / "phoenix-kalibra-spans.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["attributes"].update(graph)
+    (folder / "phoenix.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    export = json.loads((FIXTURES / "exports" / "langfuse-openai-agents.json").read_text())
+    export["observations"][0]["metadata"] = {
+        **(export["observations"][0]["metadata"] or {}),
+        **graph,
+    }
+    (folder / "langfuse.json").write_text(json.dumps(export))
+    out = tmp_path / "run.parquet"
+    build([str(folder)], out, jobs=1)
+    got = rows(out)
+    assert got and all(r["ok"] and "#" in r["source"] for r in got), [
+        (r["source"], r["problems"]) for r in got
+    ]
+    assert {r["source"].split("/")[-1].split("#")[0] for r in got} == {
+        "phoenix.jsonl",
+        "langfuse.json",
+    }

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+
 CHUNK_BYTES = 4 << 20
 CHUNK_FILES = 256
 LINES = (".jsonl", ".ndjson")
@@ -187,10 +189,23 @@ class Record:
     failed: tuple[str, str] | None = None
 
 
+class _Top(msgspec.Struct):
+    edges: msgspec.Raw | None = None
+
+
 def _is_trace(text: bytes) -> bool:
-    """Whether TEXT (one JSON document, or its start) is a trace rather than exported spans:
-    both formats of traces have an edge list at the top; exports never name one."""
-    return b'"edges"' in text
+    """Whether TEXT (one JSON document) is a trace rather than exported spans: both formats
+    of traces have an edge list at the top, and exports have none there (they may name edges
+    deeper down, in an attribute). Broken JSON that names edges is taken for a trace, to be
+    reported as one."""
+    if b'"edges"' not in text:
+        return False
+    try:
+        return msgspec.json.decode(text, type=_Top).edges is not None
+    except msgspec.ValidationError:  # not an object
+        return False
+    except msgspec.DecodeError:
+        return True
 
 
 def records(chunk: Chunk) -> Iterator[Record]:
