@@ -190,7 +190,7 @@ class Record:
 
 
 class _Top(msgspec.Struct):
-    edges: msgspec.Raw | None = None
+    edges: msgspec.Raw = msgspec.Raw()  # left unread; empty when the key is absent
 
 
 def _is_trace(text: bytes) -> bool:
@@ -201,7 +201,7 @@ def _is_trace(text: bytes) -> bool:
     if b'"edges"' not in text:
         return False
     try:
-        return msgspec.json.decode(text, type=_Top).edges is not None
+        return len(msgspec.json.decode(text, type=_Top).edges) > 0
     except msgspec.ValidationError:  # not an object
         return False
     except msgspec.DecodeError:
