@@ -185,7 +185,7 @@ class _Union:
         targets = aligned([events[i] for i in chosen], "target")
         tb.targets = np.full(len(ids), -1, dtype=np.int64)
         tb.targets[at] = tb.agent_codes(_prefixed([ev_prefix[i] for i in chosen], targets))
-        self.despawn_named = {i for i, x in zip(chosen, targets, strict=True) if x == ""}
+        self.no_one = {i for i, x in zip(chosen, targets, strict=True) if x == ""}  # targets ""
         for name in ("call_id", "sender"):  # names that the checks match within a trace
             tb.fields[name] = _prefixed(ev_prefix, self.field(name))
         self.tb, self.report = tb, Report("batch", "current")
@@ -483,7 +483,7 @@ class _Union:
         n_spawned, n_agents = per_trace(spawned), per_trace(is_agent)
         despawns = tb.of_type("despawn")
         gone = tb.target_codes()[despawns]
-        gone[[i in self.despawn_named for i in despawns.tolist()]] = -1
+        gone[[i in self.no_one for i in despawns.tolist()]] = -1  # an empty target names no one
         finished = np.zeros(k_all, dtype=bool)
         finished[tb.who[tb.of_type("return")]] = True
         finished[np.where(gone >= 0, gone, tb.who[despawns])] = True
