@@ -31,17 +31,11 @@ from .model import Item, decode
 from .replay import DependencyCycle, _dependencies, _dependency_edges, ancestry, longest
 from .rewards import Rollout
 from .semantics import check_costs, semantics
-from .table import (
-    TARGETED,
-    EventTable,
-    _first_codes,
-    aligned,
-    column,
-    first_of,
-)
+from .table import TARGETED, aligned, column, first_of, table_of
 from .validate import Report
 
 Entry = tuple[int, str, bytes, Any]  # place, label, text and typed data of a trace
+PREFIXED = ("call_id", "sender")  # fields of the events that name things
 ITEM = re.compile(r"\$\.(events|edges|agents)\[(\d+)\]")
 
 
@@ -145,49 +139,26 @@ class _Union:
         self.events, self.sizes = events, sizes
         self.starts = np.cumsum([0, *sizes[:-1]])
         self.seg = np.repeat(np.arange(len(datas)), sizes)
-        self.raw: dict[str, list[Any]] = {}
-        ids = column(events, "id")
-        types = column(events, "type")
-        who = column(events, "agent")
-        code = {kind: k for k, kind in enumerate(dict.fromkeys(types))}
-        codes = np.fromiter(map(code.__getitem__, types), dtype=np.int64, count=len(types))
-        acting = list(map(operator.add, ev_prefix, who))
-        names, who_codes = _first_codes(acting)
-        t = column(events, "t")
-        tb = EventTable(
+        ids, who = column(events, "id"), column(events, "agent")
+        tb = table_of(  # the union's counts per type are no trace's: see kinds()
+            events,
             ids=ids,  # as written: edges are resolved trace by trace (see _resolve)
-            types=types,
-            agents=acting,
-            t=t,
-            times=np.array(t, dtype=np.float64),
-            source=np.zeros(0, dtype=np.int64),
-            target=np.zeros(0, dtype=np.int64),
+            types=column(events, "type"),
+            agents=list(map(operator.add, ev_prefix, who)),
+            t=column(events, "t"),
             edge_types=column(edges, "type"),
-            kinds={},  # the union's counts are no trace's: see kinds()
-            codes=codes,
-            code=code,
-            who=who_codes,
-            agent_names=names,
-            agent_code=dict(zip(names, range(len(names)), strict=True)),
-            event_agents=len(names),
-            listed=np.zeros(0, dtype=np.int64),
-            targets=None,
-            repeats=[],
-            events=events,
-            bad_events=frozenset(),
-            fields={},
+            listed=list(map(operator.add, ag_prefix, column(agents, "id"))),
         )
-        tb.kinds = {kind: 1 for kind in code}  # which types occur (the checks ask only that)
         self.ids, self.who = ids, who
-        tb.listed = tb.agent_codes(list(map(operator.add, ag_prefix, column(agents, "id"))))
+        codes, code = tb.codes, tb.code
         at = np.flatnonzero(np.isin(codes, [code[k] for k in TARGETED if k in code]))
         chosen = at.tolist()
         targets = aligned([events[i] for i in chosen], "target")
         tb.targets = np.full(len(ids), -1, dtype=np.int64)
         tb.targets[at] = tb.agent_codes(_prefixed([ev_prefix[i] for i in chosen], targets))
         self.no_one = {i for i, x in zip(chosen, targets, strict=True) if x == ""}  # targets ""
-        for name in ("call_id", "sender"):  # names that the checks match within a trace
-            tb.fields[name] = _prefixed(ev_prefix, self.field(name))
+        # names that the checks match within a trace
+        tb.fields.update((k, _prefixed(ev_prefix, aligned(events, k))) for k in PREFIXED)
         self.tb, self.report = tb, Report("batch", "current")
         self.failing: set[int] = set()  # traces found failing outside the report
         self.counted: list[dict[str, int]] | None = None
@@ -257,10 +228,8 @@ class _Union:
         return found
 
     def field(self, key: str) -> list[Any]:
-        """The events' values under KEY as written (the table's may be prefixed)."""
-        if key not in self.raw:
-            self.raw[key] = aligned(self.events, key)
-        return self.raw[key]
+        """The events' values under KEY as written (the table holds PREFIXED ones prefixed)."""
+        return aligned(self.events, key) if key in PREFIXED else self.tb.field(key)
 
     def _replay(self) -> bool:
         """The walk of the union's dependency graph; False when it loops."""

@@ -226,23 +226,45 @@ def columns(
                 c if c and x == "orchestrator_decision" else x
                 for x, c in zip(types, carried, strict=True)
             ]
+    return table_of(
+        events,
+        ids=column(events, "id", bad_events),
+        types=types,
+        agents=column(events, "agent", bad_events),
+        t=column(events, "t", bad_events),
+        edge_types=column(edges, "type", bad_edges),
+        listed=column(trace.get("agents") or [], "id", bad_agents),
+        bad_events=bad_events,
+    )
+
+
+def table_of(
+    events: list[Any],
+    ids: list[Any],
+    types: list[Any],
+    agents: list[Any],
+    t: list[Any],
+    edge_types: list[Any],
+    listed: list[Any],
+    bad_events: set[int] | frozenset[int] = frozenset(),
+) -> EventTable:
+    """The table of EVENTS from their columns (None for the malformed ones, in BAD_EVENTS), the
+    edges' types and the agent list's ids (LISTED); the edge ends are left for `resolve_ends`."""
     code = {kind: k for k, kind in enumerate(dict.fromkeys(types)) if kind is not None}
     codes = np.fromiter(map(code.get, types, repeat(-1)), dtype=np.int64, count=len(types))
     if "orchestrator_decision" in code:  # read by its code: the types themselves stay as written
         code["decision"] = code.pop("orchestrator_decision")
     counts = np.bincount(codes[codes >= 0], minlength=len(code))
-    agents = column(events, "agent", bad_events)
     names, who = _first_codes(agents)
-    t = column(events, "t", bad_events)
     table = EventTable(
-        ids=column(events, "id", bad_events),
+        ids=ids,
         types=types,
         agents=agents,
         t=t,
         times=np.array(t, dtype=np.float64),  # None (a malformed event) becomes NaN
         source=np.zeros(0, dtype=np.int64),  # see resolve_ends
         target=np.zeros(0, dtype=np.int64),
-        edge_types=column(edges, "type", bad_edges),
+        edge_types=edge_types,
         kinds=dict(zip(code, counts[list(code.values())].tolist(), strict=True)),
         codes=codes,
         code=code,
@@ -257,7 +279,7 @@ def columns(
         bad_events=bad_events,
         fields={},
     )
-    table.listed = table.agent_codes(column(trace.get("agents") or [], "id", bad_agents))
+    table.listed = table.agent_codes(listed)
     return table
 
 
