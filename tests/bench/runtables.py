@@ -3,7 +3,10 @@
 reading the same files and `orjson.loads` of every line, plus a pyarrow write of the same rows
 (the traces and the events tables `table` wrote). One process, all cores and Ray Data on a local
 Ray with the same cores, taking turns; then the time and peak memory of all cores as the run
-grows; then each reward's time per call on one rollout (its budget).
+grows; then each reward's time per call on one rollout (its budget); then what reading one
+shard's JSON costs in each reader at hand, on one thread: the floor's `orjson.loads`, the typed
+decode `table` does, and the two readers of our dependencies that decode JSON Lines straight
+into columns (pyarrow's and DuckDB's), which a compiled design would start from.
 """
 
 from __future__ import annotations
@@ -181,9 +184,48 @@ def budgets(calls: int = 2000) -> dict[str, Any]:
     return out
 
 
+def readers(shard: Path, reps: int = 5) -> dict[str, Any]:
+    """Milliseconds per rollout, best of REPS, to read SHARD's lines in each reader on one
+    thread, and each against `orjson.loads` timed in the same run."""
+    import duckdb
+    import orjson
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    from orchtrace.model import decode
+
+    data = shard.read_bytes()
+    lines = data.splitlines()
+    con = duckdb.connect(config={"threads": 1})
+    options = pj.ReadOptions(use_threads=False, block_size=len(data) + 1)
+    ways = {
+        "orjson_loads": lambda: [orjson.loads(line) for line in lines],
+        "typed_decode_with_key_check": lambda: [decode(line, "current") for line in lines],
+        "pyarrow_json_to_columns": lambda: pj.read_json(pa.py_buffer(data), read_options=options),
+        "duckdb_json_to_columns": lambda: con.execute(  # into DuckDB's own columns
+            "CREATE OR REPLACE TABLE shard AS "
+            "SELECT * FROM read_json(?, format = 'newline_delimited')",
+            [str(shard)],
+        ),
+    }
+    out: dict[str, Any] = {"rollouts": len(lines), "megabytes": round(len(data) / 1e6, 1)}
+    for name, way in ways.items():
+        best = float("inf")
+        for _ in range(reps):
+            start = time.perf_counter()
+            way()
+            best = min(best, time.perf_counter() - start)
+        out[name] = round(best / len(lines) * 1e3, 4)
+    for name in list(ways)[1:]:
+        out[f"{name}_vs_orjson"] = round(out[name] / out["orjson_loads"], 2)
+    print(json.dumps(out), flush=True)
+    return out
+
+
 def bench_tables(count: int, sizes: list[int], reps: int, cache: Path) -> dict[str, Any]:
     return {
         "compare": compare(count, reps, cache),
         "growth": growth(sizes, cache),
         "budgets": budgets(),
+        "readers": readers(min(rollouts(count, cache).glob("*.jsonl"))),
     }
