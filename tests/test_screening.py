@@ -189,7 +189,10 @@ def test_dual_screening_is_blind_agrees_conflicts_and_reports_kappa(queued: Path
     ]
     for qid, (a, b) in zip(dual, plan, strict=True):
         extra = ["--reason", "X3", "--note", NOTE]
-        first = decide(queued, qid, a, *(extra if a == "exclude" else []))
+        maybe = ["--note", "the full text decides whether agents learn"]
+        first = decide(
+            queued, qid, a, *(extra if a == "exclude" else maybe if a == "maybe" else [])
+        )
         assert "waits for the second reviewer" in first.stdout, first.stdout
         assert queue_of(queued)[qid]["state"] == "awaiting"
         second = decide(queued, qid, b, *(extra if b == "exclude" else []), reviewer="ben")
@@ -356,8 +359,9 @@ def test_a_killed_decision_is_finished_by_the_next_run(queued: Path) -> None:
     assert (queued / ".litcorpus.change.journal").exists()
     assert queue_of(queued)["Q0001"]["state"] == "pending"
     listed = litcorpus(
-        "screen", "decide", "Q0002", "maybe", "--root", str(queued), "--reviewer", "ana"
-    )
+        "screen", "decide", "Q0002", "maybe", "--root", str(queued), "--reviewer", "ana",
+        "--note", "the full text decides it",
+    )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     q = queue_of(queued)
     assert q["Q0001"]["state"] == "included" and (queued / q["Q0001"]["record"]).exists()
@@ -371,7 +375,7 @@ def test_a_planted_change_journal_is_refused_and_moves_nothing(queued: Path) -> 
         {"path": "claims.yaml", "temp": ".claims.yaml.abc.tmp", "sha256": "0" * 64, "new": False},
     ]}))  # fmt: skip
     before = tree(queued)
-    run = decide(queued, "Q0001", "maybe")
+    run = decide(queued, "Q0001", "maybe", "--note", "the full text decides it")
     assert run.returncode == 1 and "journal-refused" in run.stderr
     assert tree(queued) == before
 
@@ -408,6 +412,74 @@ def test_asreview_export_and_labels_back(queued: Path, tmp_path: Path) -> None:
     import rispy
 
     assert len(rispy.loads(ris.read_text())) == 10
+
+
+def _labelled(queued: Path, tmp_path: Path, relevant: set[str]) -> Path:
+    out = tmp_path / "asreview.csv"
+    litcorpus("screen", "export", "--format", "asreview-csv", "--out", str(out), "--root",
+              str(queued))  # fmt: skip
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    frame["asreview_label"] = [1 if t in relevant else 0 for t in frame["title"]]
+    frame.to_csv(tmp_path / "labelled.csv", index=False)
+    return tmp_path / "labelled.csv"
+
+
+def test_labels_against_recorded_decisions_are_listed_as_conflicts(
+    queued: Path, tmp_path: Path
+) -> None:
+    ids = ids_by_title(queued)
+    assert (
+        decide(queued, ids[RELEVANT[0]], "exclude", "--reason", "X3", "--note", NOTE).returncode
+        == 0
+    )
+    assert decide(queued, ids[IRRELEVANT[0]], "include").returncode == 0
+    labelled = _labelled(queued, tmp_path, set(RELEVANT))
+    back = litcorpus("screen", "import-labels", str(labelled), "--reason", "X3", "--note", NOTE,
+                     "--reviewer", "asreview", "--root", str(queued))  # fmt: skip
+    assert back.returncode == 0, back.stderr
+    assert (
+        "8 decisions taken (0 already decided alike, 2 against a recorded decision" in back.stdout
+    )
+    assert f"conflict: {ids[RELEVANT[0]]} is excluded" in back.stdout
+    assert f"conflict: {ids[IRRELEVANT[0]]} is included" in back.stdout
+    q = queue_of(queued)
+    assert q[ids[RELEVANT[0]]]["state"] == "excluded"  # the recorded decision stands
+
+
+def test_labels_are_taken_all_or_none(queued: Path, tmp_path: Path) -> None:
+    ids = ids_by_title(queued)
+    labelled = _labelled(queued, tmp_path, set(RELEVANT))
+    # the last irrelevant record has no address: its exclusion cannot be written
+    lines = (queued / "screening/queue.jsonl").read_text().splitlines()
+    last = ids[IRRELEVANT[-1]]
+    lines = [
+        json.dumps({**json.loads(x), "ids": {}, "url": ""}) if f'"{last}"' in x else x
+        for x in lines
+    ]
+    (queued / "screening/queue.jsonl").write_text("\n".join(lines) + "\n")
+    before = tree(queued)
+    back = litcorpus("screen", "import-labels", str(labelled), "--reason", "X3", "--note", NOTE,
+                     "--reviewer", "asreview", "--root", str(queued))  # fmt: skip
+    assert back.returncode == 1, back.stdout
+    assert f"{last} has no address" in back.stderr and "no label was taken" in back.stderr
+    assert f"litcorpus screen decide {last} exclude --url" in back.stderr
+    assert tree(queued) == before
+
+
+def test_two_exclusions_for_different_reasons_are_a_conflict(queued: Path) -> None:
+    sampled = litcorpus("screen", "sample", "--size", "1", "--seed", "3", "--root", str(queued))
+    qid = sampled.stdout.split(": ", 1)[1].strip()
+    assert decide(queued, qid, "exclude", "--reason", "X2", "--note", NOTE).returncode == 0
+    second = decide(queued, qid, "exclude", "--reason", "X3", "--note", NOTE, reviewer="ben")
+    assert second.returncode == 0 and "disagree" in second.stdout
+    assert queue_of(queued)[qid]["state"] == "conflict"
+    conflicts = json.loads(
+        litcorpus("screen", "conflicts", "--root", str(queued), "--format", "json").stdout
+    )
+    said = conflicts[0]["decisions"]
+    assert said["ana"]["reason"] != said["ben"]["reason"]
 
 
 def test_simulate_beats_random_order_on_a_labelled_set(tmp_path: Path) -> None:
@@ -495,6 +567,7 @@ def test_the_update_flow_counts_every_screened_record(queued: Path, tmp_path: Pa
             "searches": 1,
             "records_found": 10,
             "duplicates": 0,
+            "unscreenable": 0,
         }
     ]
     assert (s["included"], sum(st["excluded"] for st in s["stages"])) == (2, 5)
@@ -602,3 +675,31 @@ def test_the_rankings_weights_give_the_relevant_records_9_8_times_the_irrelevant
     w = sample_weights(np.array([1, 0, 0, 0]))
     assert w.round(4).tolist() == [3.6296, 0.1235, 0.1235, 0.1235]
     assert round(w[0] / w[1:].sum(), 6) == 9.8 and round(w.mean(), 12) == 1.0
+
+
+def test_the_estimate_of_relevant_records_left_follows_the_queue_not_the_corpus() -> None:
+    import numpy as np
+
+    from litcorpus.screening.rank import estimate_left
+
+    # ten open records the model gives 0.8 each, trained where 72% were relevant; twenty
+    # decisions on search results, none relevant: share (0 + 1) / (20 + 2) = 1/22. By hand:
+    # odds 0.8/0.2 = 4, times (1/21) / (0.72/0.28) = 0.0185185, is 0.074074: p = 0.068966
+    total, low, high = estimate_left(0.72, np.full(10, 0.8), 0, 20)
+    assert round(total, 3) == 0.690
+    # the range of a sum of ten Bernoulli(0.068966): 1.96 * sqrt(10 * p * (1 - p)) = 1.5706
+    assert (round(low, 2), round(high, 2)) == (0.0, 2.26)
+    # half the decisions relevant: share 11/22 = 0.5, odds 4 * 1 / 2.5714 = 1.5556, p = 0.6087
+    assert round(estimate_left(0.72, np.full(10, 0.8), 10, 20)[0], 2) == 6.09
+
+
+def test_no_estimate_before_five_decisions_on_search_results(queued: Path) -> None:
+    listed = litcorpus("screen", "list", "--root", str(queued))
+    assert "estimated relevant left: not yet (it needs 5 decisions" in listed.stdout
+    ids = ids_by_title(queued)
+    for title in IRRELEVANT[:5]:
+        assert (
+            decide(queued, ids[title], "exclude", "--reason", "X3", "--note", NOTE).returncode == 0
+        )
+    verdict = litcorpus("screen", "stopping", "--root", str(queued))
+    assert "95% range" in verdict.stdout and "a model's guess, not a count" in verdict.stdout

@@ -16,11 +16,24 @@ import click
 from .cli import resolve_root, root_option
 
 SHOWN = 50  # merges listed on the terminal; duplicates.jsonl keeps every one
-FORMATS = ("arxiv", "openalex", "semanticscholar", "crossref", "ris", "bibtex", "csl-json", "csv")
+FORMATS = (
+    "arxiv",
+    "openalex",
+    "semanticscholar",
+    "crossref",
+    "ris",
+    "bibtex",
+    "csl-json",
+    "csv",
+    "wos",
+    "medline",
+)
 
 
 def _fail(command: str, exc: Exception) -> NoReturn:
-    click.echo(f"litcorpus {command}: {exc}", err=True)
+    from .screening.present import safe
+
+    click.echo(f"litcorpus {command}: {safe(exc)}", err=True)
     sys.exit(2 if getattr(exc, "usage", False) else 1)
 
 
@@ -81,16 +94,23 @@ def _import(
             )
     except (CommandError, OutputError) as exc:
         _fail("search import", exc)
+    from .screening.present import safe
+
+    unscreenable = len(done.unscreenable)
     click.echo(
         f"logged search {done.search}: {done.found} records found, {len(done.merges)} "
         f"duplicates removed, {len(done.queued)} queued"
+        + (f", {unscreenable} kept out with no title to screen" if unscreenable else "")
     )
-    for f in found:
-        for clash in f.clashes:
-            click.echo(f"litcorpus search import: warning: {f.where}: {clash}", err=True)
+    said = [f"{f.where}: {clash}" for f in found for clash in f.clashes] + done.warnings
+    said += [f"{where}: no title: kept out of the queue (counted)" for where in done.unscreenable]
+    for line in said[:SHOWN]:
+        click.echo(f"litcorpus search import: warning: {safe(line)}", err=True)
+    if len(said) > SHOWN:
+        click.echo(f"litcorpus search import: ... and {len(said) - SHOWN} more warnings", err=True)
     for m in done.merges[:SHOWN]:
         joined = f" (joined: {', '.join(sorted(m.joined))})" if m.joined else ""
-        title = m.found.title[:70]
+        title = safe(m.found.title[:70])
         click.echo(f"  duplicate: {m.found.where}: {title!r} = {m.of.where}: {m.reason}{joined}")
     if len(done.merges) > SHOWN:
         click.echo(
@@ -197,6 +217,20 @@ def screen(ctx: click.Context, root: Path | None, reviewer: str | None) -> None:
         sys.exit(session(resolve_root(root), _reviewer(reviewer)))
 
 
+def _readable(queue: Any) -> Any:
+    """QUEUE, its bad lines said on standard error; exit 1 when it cannot be read at all."""
+    from .model.queue import line_warnings
+    from .screening.present import safe
+
+    if not queue.whole:
+        p = queue.problems[0]
+        click.echo(f"litcorpus screen: queue-invalid: {p.path}: {safe(p.message)}", err=True)
+        sys.exit(1)
+    for line in line_warnings(queue):
+        click.echo(f"litcorpus screen: warning: {safe(line)}", err=True)
+    return queue
+
+
 def _ranked(root: Path) -> Any:
     from .model.corpus import load_corpus
     from .model.queue import load_queue
@@ -204,11 +238,7 @@ def _ranked(root: Path) -> Any:
     from .screening.store import Store
 
     corpus = load_corpus(root)
-    queue = load_queue(root, corpus.taxonomy)
-    if queue.problems:
-        p = queue.problems[0]
-        click.echo(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}", err=True)
-        sys.exit(1)
+    queue = _readable(load_queue(root, corpus.taxonomy))
     return rank(corpus, queue, Store(root).abstracts())
 
 
@@ -228,21 +258,31 @@ def list_command(root: Path | None, fmt: str) -> None:
             "search": q.data.get("search"),
             "state": q.state,
             "relevance": round(score, 4),
+            **({"possible_duplicate": q.data["possible_duplicate"]}
+               if q.data.get("possible_duplicate") else {}),
         }
         for q, score in ranked.records
-    ]
+    ]  # fmt: skip
     if fmt == "json":
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     from .screening.present import safe
+    from .screening.rank import said_estimate
 
     for r in rows:
-        click.echo(f"{r['id']}  {r['relevance']:.2f}  {r['state']:<8} {safe(r['title'])[:90]}")
+        twin = (
+            f"  (possible duplicate of {r['possible_duplicate']})"
+            if "possible_duplicate" in r
+            else ""
+        )
+        click.echo(
+            f"{r['id']}  {r['relevance']:.2f}  {r['state']:<8} {safe(r['title'])[:90]}{twin}"
+        )
     v = ranked.verdict()
     click.echo(
         f"{v['left']} to screen; {v['consecutive_irrelevant']} consecutive irrelevant of "
         f"{v['threshold']} ({'the rule says stop' if v['says_stop'] else 'keep screening'}); "
-        f"estimated relevant left: {v['estimated_relevant_left']}"
+        f"estimated relevant left: {said_estimate(v)}"
     )
 
 
@@ -337,11 +377,7 @@ def _queue_of(root: Path) -> tuple[Any, Any]:
     from .model.queue import load_queue
 
     corpus = load_corpus(root)
-    queue = load_queue(root, corpus.taxonomy)
-    if queue.problems:
-        p = queue.problems[0]
-        click.echo(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}", err=True)
-        sys.exit(1)
+    queue = _readable(load_queue(root, corpus.taxonomy))
     return corpus, queue
 
 
@@ -429,13 +465,14 @@ def stop_command(root: Path | None, reviewer: str | None, apply_it: bool, force:
     from .model.errors import CommandError
     from .publish.outputs import corpus_lock
     from .screening.decide import set_aside
+    from .screening.rank import said_estimate
 
     root = resolve_root(root)
     v = _ranked(root).verdict()
     click.echo(
         f"{v['rule']}: {v['consecutive_irrelevant']} of {v['threshold']}; "
         f"{'time to stop' if v['says_stop'] else 'keep screening'}; {v['left']} left, "
-        f"estimated relevant among them: {v['estimated_relevant_left']}"
+        f"estimated relevant among them: {said_estimate(v)}"
     )
     if not apply_it:
         return
@@ -548,19 +585,16 @@ def import_labels_command(
     """Take the labels of an ASReview LAB export (CSV) as decisions."""
     from safewrite.errors import OutputError
 
-    from .model.corpus import load_corpus
     from .model.errors import CommandError
     from .publish.outputs import corpus_lock
-    from .screening.asreview import read_labels
-    from .screening.decide import decide
+    from .screening.asreview import apply_labels, read_labels
     from .sources.detect import decode, read_bytes
 
     root = resolve_root(root)
     _, queue = _queue_of(root)
     try:
         labels = read_labels(decode(read_bytes(file), str(file)), str(file), queue)
-        open_ids = {q.id for q in queue.open()}
-        todo = [(i, d) for i, d in labels.decisions if i in open_ids]
+        todo = labels.sort(queue)
         if any(d == "exclude" for _, d in todo) and (not reason or not note.strip()):
             raise CommandError(
                 "decision-refused",
@@ -568,21 +602,16 @@ def import_labels_command(
                 usage=True,
             )
         with corpus_lock(root):
-            for qid, decision in todo:
-                out = decision == "exclude"
-                decide(
-                    load_corpus(root),
-                    qid,
-                    decision,
-                    _reviewer(reviewer),
-                    reason if out else None,
-                    note if out else "",
-                )
+            apply_labels(root, todo, _reviewer(reviewer), reason, note)
     except (CommandError, OutputError) as exc:
         _fail("screen import-labels", exc)
+    done = len(labels.decisions) - len(todo) - len(labels.conflicts)
     click.echo(
-        f"{len(todo)} decisions taken ({len(labels.decisions) - len(todo)} already decided, "
-        f"{labels.unlabelled} unlabelled, {len(labels.unmatched)} not in the queue)"
+        f"{len(todo)} decisions taken ({done} already decided alike, {len(labels.conflicts)} "
+        f"against a recorded decision, {labels.unlabelled} unlabelled, "
+        f"{len(labels.unmatched)} not in the queue)"
     )
+    for line in labels.conflicts:
+        click.echo(f"  conflict: {line}: settle it by hand (the record file is the decision)")
     for line in labels.unmatched[:20]:
         click.echo(f"  not in the queue: {line}")

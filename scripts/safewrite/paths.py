@@ -180,3 +180,21 @@ def tracked(path: Path) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return run.returncode == 0
+
+
+def below(root: Path, rel: str) -> Path:
+    """ROOT/REL for a write, refused when REL leaves ROOT or any part of it below ROOT is a
+    symbolic link (a committed link would carry the write wherever it points)."""
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts:
+        raise _refuse(Path(rel), f"is not a path inside {root}")
+    here = root
+    for part in parts:
+        here = here / part
+        if here.is_symlink():
+            raise _refuse(
+                here,
+                "is a symbolic link; nothing is written through one",
+                "replace the link by the real folder or file",
+            )
+    return here

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .errors import OutputError, os_failure
 from .files import _temporary, write_file
+from .paths import below
 
 Allowed = Callable[[str], bool]
 _TEMP = re.compile(r"\.(?P<name>[^/]+)\.[A-Za-z0-9_]+\.tmp\Z")
@@ -35,6 +36,8 @@ def commit(root: Path, changes: dict[str, bytes], journal: Path, new: set[str]) 
     """Write each of CHANGES (a path relative to ROOT: its new bytes) as one change. Paths in
     NEW must not exist yet (they are created, never replaced)."""
     temps: dict[str, Path] = {}
+    for rel in changes:
+        below(root, rel)
     try:
         for rel in new:
             if (root / rel).exists():

@@ -3,7 +3,8 @@
 - import: `litcorpus search import` of a generated export of N records (CSV and OpenAlex JSON
   Lines; 5% of them duplicates of a 10,000-entry corpus, 2% repeated within the file) against
   reading the same file with the format's plain parser (csv.reader, json.loads per line): the
-  floor; with each run's peak memory.
+  floor; with each run's peak memory. Each format is imported again with 1% of its records
+  dirty (DIRTY), and that import's time is set against the clean one's (target: 1.2x at most).
 - simulate: `litcorpus screen simulate` on labelled systematic-review datasets (read from a
   folder, never committed; BENCHMARKS.md names each one's repository, commit and licence),
   against random order and, in the same run, against ASReview's default model (asreview
@@ -75,9 +76,25 @@ WORDS = [
 ]
 
 
-def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
-    """A search export of RECORDS records in FMT (csv or openalex JSON Lines)."""
-    out = CACHE / f"export-{records}-{root.name}.{'csv' if fmt == 'csv' else 'jsonl'}"
+# The dirty values real exports carry (see tests/test_import_faults.py): each is normalised,
+# dropped with a warning, or keeps its record out, and none may slow the import much.
+DIRTY = (
+    {"title": "Agents that \x1b[31mlearn\x1b[0m to talk\x07"},
+    {"title": "Debate \u202eesrever\u202c as a reward"},
+    {"year": 0},
+    {"year": 9999},
+    {"url": "javascript:alert(1)"},
+    {"doi": "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0"},
+    {"doi": "10.1000/x\x1b"},
+    {"title": ""},
+)
+
+
+def export_file(records: int, fmt: str, root: Path, seed: int = 5, dirty: float = 0.0) -> Path:
+    """A search export of RECORDS records in FMT (csv or openalex JSON Lines); DIRTY of them
+    (a fraction) carry one of the DIRTY values."""
+    tag = f"-dirty{dirty:g}" if dirty else ""
+    out = CACHE / f"export-{records}-{root.name}{tag}.{'csv' if fmt == 'csv' else 'jsonl'}"
     if out.exists():
         return out
     import yaml
@@ -100,14 +117,21 @@ def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
             "title": f"{words.capitalize()} {i}", "year": rng.choice([2024, 2025, 2026]),
             "arxiv": f"{rng.choice(['2501', '2508', '2603'])}.{i % 90000 + 10000:05d}",
         })  # fmt: skip
+    for r in rows:
+        r.setdefault("doi", "")
+        r.setdefault("url", "")
+        if dirty and rng.random() < dirty:
+            bad = dict(rng.choice(DIRTY))
+            if bad.get("title"):
+                bad["title"] += f" {rng.random()}"  # one of many, not a duplicate
+            r.update(bad)
     with out.open("w", newline="", encoding="utf-8") as f:
         if fmt == "csv":
             w = csv.writer(f)
-            w.writerow(["title", "authors", "year", "arxiv", "abstract"])
+            w.writerow(["title", "authors", "year", "arxiv", "doi", "url", "abstract"])
             for r in rows:
-                w.writerow(
-                    [r["title"], "Doe, Jane; Roe, Rick", r["year"], r["arxiv"], "An abstract."]
-                )
+                w.writerow([r["title"], "Doe, Jane; Roe, Rick", r["year"], r["arxiv"], r["doi"],
+                            r["url"], "An abstract."])  # fmt: skip
         else:
             for i, r in enumerate(rows):
                 work = {
@@ -115,7 +139,8 @@ def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
                     "publication_year": r["year"],
                     "authorships": [{"author": {"display_name": "Jane Doe"}}],
                     "locations": [{"landing_page_url": f"https://arxiv.org/abs/{r['arxiv']}"}]
-                    if r["arxiv"] else [],
+                    if r["arxiv"] else [{"landing_page_url": r["url"]}] if r["url"] else [],
+                    "doi": r["doi"] or None,
                     "abstract_inverted_index": {"An": [0], "abstract.": [1]},
                 }  # fmt: skip
                 f.write(json.dumps(work) + "\n")
@@ -123,10 +148,16 @@ def export_file(records: int, fmt: str, root: Path, seed: int = 5) -> Path:
 
 
 def bench_import(records: int, corpus_size: int, reps: int) -> list[dict[str, Any]]:
+    """Each format clean, then with 1% dirty records (its ratio to the clean import beside)."""
     base = corpus(corpus_size)
     out = []
-    for fmt, floor in (("csv", FLOOR_CSV), ("openalex", FLOOR_JSONL)):
-        export = export_file(records, fmt, base)
+    for fmt, floor, dirty in (
+        ("csv", FLOOR_CSV, 0.0),
+        ("csv", FLOOR_CSV, 0.01),
+        ("openalex", FLOOR_JSONL, 0.0),
+        ("openalex", FLOOR_JSONL, 0.01),
+    ):
+        export = export_file(records, fmt, base, dirty=dirty)
         runs = []
         for _ in range(reps):
             with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
@@ -152,10 +183,13 @@ def bench_import(records: int, corpus_size: int, reps: int) -> list[dict[str, An
             "peak_mib": max(r["peak_mib"] for r in runs),
         }
         plain = measure([str(BIN / "python"), "-c", floor, str(export)], reps)
-        out.append({
+        row = {
             "format": fmt, "records": records, "corpus": corpus_size, "import": tool,
-            "floor": plain, "ratio": round(tool["seconds"] / plain["seconds"], 2),
-        })  # fmt: skip
+            "floor": plain, "ratio": round(tool["seconds"] / plain["seconds"], 2), "dirty": dirty,
+        }  # fmt: skip
+        if dirty:  # the clean run of the same format came just before
+            row["vs_clean"] = round(tool["seconds"] / out[-1]["import"]["seconds"], 3)
+        out.append(row)
     return out
 
 
@@ -236,9 +270,10 @@ def main() -> None:
         result["import"] = bench_import(args.records, args.corpus, args.reps)
         for r in result["import"]:
             t, f = r["import"], r["floor"]
+            dirty = f" ({r['dirty']:.0%} dirty: {r['vs_clean']}x clean)" if r["dirty"] else ""
             print(f"import {r['format']:<9} {r['records']:>7} records vs {r['corpus']} entries: "
                   f"{t['seconds']:.2f} s, {r['ratio']}x the floor ({f['seconds']:.2f} s), "
-                  f"peak {t['peak_mib']:.0f} MiB")  # fmt: skip
+                  f"peak {t['peak_mib']:.0f} MiB{dirty}")  # fmt: skip
     if args.labelled.is_dir():
         peer = args.peer if args.peer.exists() else None
         result["simulate"] = bench_simulate(args.labelled, args.seeds, peer)

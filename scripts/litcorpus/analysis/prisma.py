@@ -162,12 +162,13 @@ def search_problems(
     listed = Counter(str(d.get("search")) for d in queue.duplicates)
     r = Section(searches.doc, SEARCHES_FILE, "search-mismatch")
     for i, search in enumerate(searches.items.values()):
-        expected = search.records_found - search.duplicates
+        expected = search.records_found - search.duplicates - search.unscreenable
         if naming[search.id] != expected:
+            untitled = f" and {search.unscreenable} unscreenable" if search.unscreenable else ""
             r.bad(
                 ("searches", i),
                 f"search {search.id} found {search.records_found} records, "
-                f"{search.duplicates} of them duplicates, so {expected} were screened; "
+                f"{search.duplicates} of them duplicates{untitled}, so {expected} were screened; "
                 f"{naming[search.id]} records name it",
                 "log every screened record (retained or excluded) with search: "
                 f"{search.id}, or correct the counts",
@@ -214,6 +215,7 @@ def update_flow(
         unlogged = 0 if arm == "database" else sum(1 for r in records if "search" not in r.data)
         flow["identified"] = sum(s.records_found for s in logged) + unlogged
         flow["duplicates"] = sum(s.duplicates for s in logged)
+        flow["unscreenable"] = sum(s.unscreenable for s in logged)
         flow["searches"] = [s.id for s in logged]
         mine = Counter(
             _state_on(q, held, day) for q in waiting if run[str(q.data["search"])] in logged
@@ -284,10 +286,13 @@ def _sources(logged: list[Search]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for s in logged:
         blank = {"database": s.database, "method": s.method, "searches": 0}
-        box = out.setdefault(s.database, {**blank, "records_found": 0, "duplicates": 0})
+        box = out.setdefault(
+            s.database, {**blank, "records_found": 0, "duplicates": 0, "unscreenable": 0}
+        )
         box["searches"] += 1
         box["records_found"] += s.records_found
         box["duplicates"] += s.duplicates
+        box["unscreenable"] += s.unscreenable
     return list(out.values())
 
 
@@ -299,6 +304,7 @@ _TEMPLATE = {
     "citations_results": ("NA", "box11"),
     "duplicates": ("node8", "box3"),
     "excluded_automatic": ("NA", "box3"),
+    "excluded_other": ("NA", "box3"),
     "records_screened": ("node9", "box4"),
     "records_excluded": ("node10", "box5"),
     "dbr_sought_reports": ("node11", "box6"),
@@ -315,9 +321,11 @@ _TEMPLATE = {
 
 
 def _after(arm: dict[str, Any], method: str) -> int:
-    """Records ARM's searches of METHOD found, less their duplicates."""
+    """Records ARM's searches of METHOD found, less their duplicates and unscreenable ones."""
     return sum(
-        b["records_found"] - b["duplicates"] for b in arm["sources"] if b["method"] == method
+        b["records_found"] - b["duplicates"] - b["unscreenable"]
+        for b in arm["sources"]
+        if b["method"] == method
     )
 
 
@@ -382,13 +390,18 @@ def prisma2020_csv(
             (
                 "citations_results",
                 "Records identified by citation searching and otherwise, duplicates removed",
-                o["identified"] - o["duplicates"] - _after(o, "website"),
+                o["identified"] - o["duplicates"] - o["unscreenable"] - _after(o, "website"),
             ),
             ("duplicates", "Duplicate records removed", s["duplicates"] + first["excluded"]),
             (
                 "excluded_automatic",
                 "Records marked as ineligible by automation tools (a stopping rule)",
                 s["automation"],
+            ),
+            (
+                "excluded_other",
+                "Records removed for other reasons (no title to screen)",
+                s["unscreenable"],
             ),
             (
                 "records_screened",

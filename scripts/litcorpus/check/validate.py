@@ -6,21 +6,16 @@ Reads a loaded `Corpus`; returns a `Report` holding every problem found, never o
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
 
 from ..model.corpus import Corpus, Record
 from ..model.problems import Problem, Report, choices_hint
 from ..model.taxonomy import Axis, FieldSpec, Taxonomy
-from ..model.text import character_problems, key_ok, parse_day
+from ..model.text import character_problems, key_ok, parse_day, url_problem
 from ..model.yamlio import FieldPath
 from ..parallel import map_slices, no_cycle_collection
 from ..progress import Progress
 from .dedupe import find_duplicates
-
-# Characters a URL never holds as they are (RFC 3986): they would end a link early elsewhere.
-URL_UNSAFE = re.compile(r"[\s\"'<>{}\\^`|]")
 
 
 class _RecordCheck:
@@ -377,44 +372,6 @@ class _RecordCheck:
                     f"'{v}' is retired in {axis.id}",
                     f"use '{found.replaced_by}'",
                 )
-
-
-def url_problem(value: str) -> tuple[str, str] | None:
-    """What is wrong with VALUE as one http(s) address (message, hint), or None."""
-    try:
-        parts = urlsplit(value)
-    except ValueError:  # an unclosed IPv6 bracket, a bad port
-        parts = None
-    if parts is not None and parts.scheme not in ("http", "https"):
-        return (
-            f"URL scheme '{parts.scheme}' is not allowed",
-            "only http:// and https:// links are accepted",
-        )
-    if parts is None or not _host_ok(parts) or URL_UNSAFE.search(value) or not _balanced(value):
-        return (
-            f"'{value}' is not a well-formed URL",
-            "one absolute address: no spaces, quotes, angle brackets, braces or unbalanced "
-            "parentheses (percent-encode them); put further addresses in extra_urls",
-        )
-    return None
-
-
-def _host_ok(parts: SplitResult) -> bool:
-    try:
-        parts.port  # noqa: B018 - raises on a malformed port
-    except ValueError:
-        return False
-    return bool(parts.hostname) and "." in str(parts.hostname)
-
-
-def _balanced(text: str) -> bool:
-    """Whether every parenthesis in TEXT closes one opened before it."""
-    depth = 0
-    for c in text:
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _check_slice(job: tuple[Corpus, dt.date], start: int, stop: int) -> list[Problem]:

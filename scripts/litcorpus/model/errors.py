@@ -17,7 +17,6 @@ CODES: dict[str, str] = {
     "import-empty": "A search export or reference file that holds no record.",
     "import-wrong-format": "An export given as one format that is another (or none).",
     "import-invalid": "An export that is malformed or cut short.",
-    "import-no-title": "An export with a record that has no title.",
     "import-duplicate-key": "An export that repeats a record's key, a JSON key or a column.",
     "search-refused": "A search that cannot be logged: a bad query, day or search log.",
     "search-unavailable": "A search service could not be reached, or answered too much.",

@@ -24,7 +24,9 @@ SEARCH_ID = re.compile(r"S\d{3,}\Z")
 SEARCH_FIELDS = ("id", "source", "query", "date_run", "records_found", "duplicates")
 # What `search import` adds: where the records came from, how PRISMA counts the search, the
 # export it read (name and digest); and the query family, named after its taxonomy axis.
-IMPORT_FIELDS = ("database", "method", "file", "sha256")
+# `unscreenable`: records the export held that could not be screened (no title), removed
+# before screening (PRISMA 2020: records removed for other reasons).
+IMPORT_FIELDS = ("database", "method", "file", "sha256", "unscreenable")
 
 
 # How PRISMA 2020 counts a search: in the databases arm, or among other methods (websites such
@@ -43,6 +45,7 @@ class Search:
     database: str = ""  # where the records came from, as PRISMA counts them per source
     method: str = "database"
     imported: bool = False  # logged by `search import`: its duplicates are listed one by one
+    unscreenable: int = 0  # removed before screening: no title to screen
 
 
 @dataclass(slots=True)
@@ -82,12 +85,18 @@ def load_searches(root: Path, today: dt.date | None = None, family_field: str = 
             r.bad((*path, "date_run"), f"search {sid} ran in the future ({day})")
         found = r.get(item, path, "records_found", int)
         duplicates = r.get(item, path, "duplicates", int, 0)
-        if isinstance(found, bool) or found < 0 or duplicates < 0 or duplicates > found:
+        unscreenable = r.get(item, path, "unscreenable", int, 0)
+        if (
+            isinstance(found, bool)
+            or min(found, duplicates, unscreenable) < 0
+            or duplicates + unscreenable > found
+        ):
             r.problem(
                 path,
                 "search-mismatch",
-                f"search {sid}: {duplicates} duplicates of {found} records found",
-                "duplicates are part of what the search found",
+                f"search {sid}: {duplicates} duplicates and {unscreenable} unscreenable records "
+                f"of {found} records found",
+                "both are part of what the search found",
             )
             continue
         method = r.get(item, path, "method", str, "database")
@@ -96,7 +105,7 @@ def load_searches(root: Path, today: dt.date | None = None, family_field: str = 
         database = r.get(item, path, "database", str, "") or source
         imported = "sha256" in item
         out.items[sid] = Search(
-            sid, source, query, day, found, duplicates, database, method, imported
+            sid, source, query, day, found, duplicates, database, method, imported, unscreenable
         )
     out.problems += r.problems
     return out

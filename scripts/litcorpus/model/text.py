@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from urllib.parse import SplitResult, urlsplit
 
 # C0 controls but the line feed, DEL and C1 controls: invisible, and harmful in every output.
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
@@ -20,6 +21,10 @@ MAX_SLUG = 80
 # record folder): lower-case words joined by single hyphens or underscores, never a path.
 SAFE_ID = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*\Z")
 MAX_ID = 64
+# Everything `hidden_removed` takes out of a one-line value: controls, line feeds, bidi.
+_HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Characters a URL never holds as they are (RFC 3986): they would end a link early elsewhere.
+URL_UNSAFE = re.compile(r"[\s\"'<>{}\\^`|]")
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")  # the one form of a day: no week dates, no 20260504
 ID_HINT = "lower-case letters and digits, words joined by single '-' or '_' (at most 64)"
 
@@ -72,3 +77,68 @@ def character_problems(value: str, prose: bool) -> list[tuple[str, str, str]]:
             )
         )
     return out
+
+
+def url_problem(value: str) -> tuple[str, str] | None:
+    """What is wrong with VALUE as one http(s) address (message, hint), or None."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unclosed IPv6 bracket, a bad port
+        parts = None
+    if parts is not None and parts.scheme not in ("http", "https"):
+        return (
+            f"URL scheme '{parts.scheme}' is not allowed",
+            "only http:// and https:// links are accepted",
+        )
+    if (
+        parts is None
+        or not _host_ok(parts)
+        or URL_UNSAFE.search(value)
+        or CONTROL.search(value)
+        or BIDI.search(value)
+        or not _balanced(value)
+    ):
+        return (
+            f"'{value}' is not a well-formed URL",
+            "one absolute address: no spaces, quotes, angle brackets, braces or unbalanced "
+            "parentheses (percent-encode them); put further addresses in extra_urls",
+        )
+    return None
+
+
+def _host_ok(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        return False
+    return bool(parts.hostname) and "." in str(parts.hostname)
+
+
+def _balanced(text: str) -> bool:
+    """Whether every parenthesis in TEXT closes one opened before it."""
+    if ")" not in text:  # most addresses hold none: no walk
+        return "(" not in text
+    depth = 0
+    for c in text:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def hidden_removed(value: str) -> tuple[str, int]:
+    """VALUE as one line with its control and bidirectional characters removed (each taken
+    as a space, runs of spaces folded), and how many there were."""
+    if _HIDDEN.search(value) is None:  # nearly every value: one scan
+        return value, 0
+    found = len(_HIDDEN.findall(value))
+    return " ".join(_HIDDEN.sub(" ", value).split()), found
+
+
+def option_problem(value: str) -> str | None:
+    """What an option's text may not hold (it is written into the corpus's files as it is):
+    control characters, line breaks and bidirectional controls; None when it is plain."""
+    bad = CONTROL.search(value) or BIDI.search(value) or re.search("\n", value)
+    if bad is None:
+        return None
+    return f"holds the character U+{ord(bad.group()):04X}, which no file of the corpus may hold"

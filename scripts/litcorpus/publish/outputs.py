@@ -19,6 +19,7 @@ from pathlib import Path
 
 from safewrite import transaction
 from safewrite.files import locked, recover_new_files
+from safewrite.paths import below
 
 from ..model.corpus import CORPUS_FILES, Corpus
 from ..model.taxonomy import load_taxonomy
@@ -102,7 +103,7 @@ def commit_changes(
     for rel in changes:
         if not _CHANGED.match(rel):
             raise ValueError(f"{rel} is not a file a change writes")
-    (root / "screening").mkdir(exist_ok=True)
+    below(root, "screening").mkdir(exist_ok=True)
     transaction.commit(root, dict(changes), root / CHANGE_JOURNAL, set(new))
 
 

@@ -377,7 +377,8 @@ def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
     _box(ax, 4.1, 4.4, 3.6, f"Records from logged searches\nn = {s['identified']}")
     _box(ax, 8.3, 4.4, 3.5, f"Records found otherwise\nn = {o['identified']}")
     removed = s["duplicates"] + s["stages"][0]["excluded"]
-    _box(ax, 4.1, 3.0, 3.6, f"Duplicates removed: {removed}\nscreened: "
+    untitled = f", untitled: {s['unscreenable']}" if s["unscreenable"] else ""
+    _box(ax, 4.1, 3.0, 3.6, f"Duplicates removed: {removed}{untitled}\nscreened: "
          f"{s['stages'][1]['assessed'] + s['not_retrieved']}", "excluded")  # fmt: skip
     listed = "; ".join(f"{reasons.get(r, r)} {k}" for st in s["stages"][1:]
                        for r, k in st["reasons"].items())  # fmt: skip

@@ -126,6 +126,10 @@ def _update_table(u: dict[str, Any], tax: Taxonomy) -> Table:
                 ]
             )
             rows.append([f"{label}: {s['database']}", "duplicates removed", s["duplicates"]])
+            if s["unscreenable"]:
+                rows.append(
+                    [f"{label}: {s['database']}", "removed: no title to screen", s["unscreenable"]]
+                )
         if arm == "other":
             logged = sum(s["records_found"] for s in a["sources"])
             rows.append([label, "records found without a logged search", a["identified"] - logged])

@@ -13,11 +13,12 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..check.dedupe import normalize_title
 from ..model.errors import CommandError
-from ..model.queue import Queue, Queued
+from ..model.queue import OPEN_STATES, QUEUE_FILE, Queue, Queued
 from ..publish.export import ris_text
 
 LABELS = ("asreview_label", "included", "label_included", "label")
@@ -88,6 +89,61 @@ class Labels:
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (queue id, include|exclude)
     unmatched: list[str] = field(default_factory=list)
     unlabelled: int = 0
+    # labels that contradict a decision the corpus already holds: listed, never applied
+    conflicts: list[str] = field(default_factory=list)
+
+    def sort(self, queue: Queue) -> list[tuple[str, str]]:
+        """The decisions still to take (their records are open); a label against a record's
+        recorded decision is a conflict for the maintainer."""
+        todo = []
+        for qid, decision in self.decisions:
+            q = queue.items[qid]
+            if q.state in OPEN_STATES:
+                todo.append((qid, decision))
+            elif q.state != f"{decision}d" and (
+                q.state in ("included", "excluded") or decision == "include"
+            ):
+                self.conflicts.append(
+                    f"{qid} is {q.state} ({q.data.get('record')}) but ASReview labels it "
+                    f"{'relevant' if decision == 'include' else 'irrelevant'}"
+                )
+        return todo
+
+
+def apply_labels(
+    root: Path, todo: list[tuple[str, str]], reviewer: str, reason: str | None, note: str
+) -> None:
+    """Take every decision of TODO, all or none: a decision that is refused half way undoes
+    the ones taken before it (the queue as it was, the records they wrote removed). Call it
+    holding the corpus lock."""
+    from ..model.corpus import load_corpus
+    from ..publish.outputs import commit_changes
+    from .decide import MissingValue, decide
+
+    queue_file = root / QUEUE_FILE
+    before = queue_file.read_bytes() if queue_file.exists() else b""
+    written: list[Path] = []
+    try:
+        for qid, decision in todo:
+            out = decision == "exclude"
+            done = decide(
+                load_corpus(root), qid, decision, reviewer, reason if out else None,
+                note if out else "",
+            )  # fmt: skip
+            if done.record:
+                written.append(root / done.record)
+    except BaseException as exc:
+        commit_changes(root, {QUEUE_FILE: before})
+        for path in written:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, MissingValue):
+            raise CommandError(
+                "decision-refused",
+                f"{exc.message}; no label was taken",
+                f"decide it alone (litcorpus screen decide {qid} {decision} --{exc.option} "
+                "...), then import the labels again",
+            ) from None
+        raise
 
 
 def read_labels(data: str, name: str, queue: Queue) -> Labels:

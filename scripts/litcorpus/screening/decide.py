@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..check.validate import url_problem
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
-from ..model.queue import QUEUE_FILE, Queue, Queued, load_queue, queue_bytes
+from ..model.queue import QUEUE_FILE, Queue, Queued, usable_queue
 from ..model.searches import load_searches
+from ..model.text import option_problem, url_problem
 from ..model.views import Screening
 from ..publish.outputs import commit_changes
 from ..workflow.add import make_key, render_entry
@@ -59,12 +59,17 @@ def _rules(corpus: Corpus) -> Screening:
     return rules
 
 
+def _plain(**options: str) -> None:
+    """Refuse an option whose text no file of the corpus may hold: it would be written as is."""
+    for name, value in options.items():
+        if (bad := option_problem(value)) is not None:
+            where = "--reviewer or $LITCORPUS_REVIEWER" if name == "reviewer" else f"--{name}"
+            raise DecisionRefused("decision-refused", f"{where} {bad}", "type it again", usage=True)
+
+
 def _queued(corpus: Corpus, qid: str) -> tuple[Queue, Queued]:
     """The queue, and its record QID; refused when the queue is broken or lacks it."""
-    queue = load_queue(corpus.root, corpus.taxonomy)
-    if queue.problems:
-        p = queue.problems[0]
-        raise DecisionRefused("decision-refused", f"{p.path}:{p.line}: {p.message}; fix it first")
+    queue = usable_queue(corpus.root, corpus.taxonomy, "decision-refused")
     q = queue.items.get(qid)
     if q is None:
         raise DecisionRefused(
@@ -173,6 +178,14 @@ def decide(
     entry's key (used when it is a safe slug not yet taken). URL is the record's address where
     its export gave none (an exclusion names one)."""
     today = today or dt.date.today()
+    _plain(reviewer=reviewer, note=note, url=url or "", key=key)
+    if decision == "maybe" and not note.strip():
+        raise DecisionRefused(
+            "decision-refused",
+            "--note is needed with maybe: why the record is undecided",
+            "say what would decide it (the full text, a second reader, ...)",
+            usage=True,
+        )
     queue, q = _queued(corpus, qid)
     if decision not in ("include", "maybe", "exclude"):
         raise DecisionRefused("decision-refused", f"'{decision}' is not a decision", usage=True)
@@ -216,7 +229,7 @@ def decide(
     d["seq"] = _next_seq(queue)
     others = [x for x in q.decisions if x["reviewer"] != d["reviewer"] or x.get("resolution")]
     q.data["decisions"] = [*others, d]
-    effect = _effect(q, d)
+    effect = _effect(q, d, corpus.taxonomy.views.screening.axes.get("reason_axis", ""))
     changes: dict[str, bytes] = {}
     new: set[str] = set()
     record = None
@@ -267,7 +280,7 @@ def decide(
         q.data["state"] = "included" if effect == "include" else "excluded"
     else:
         q.data["state"] = effect
-    changes[QUEUE_FILE] = queue_bytes([x.data for x in queue.items.values()])
+    changes[QUEUE_FILE] = queue.to_bytes()
     commit_changes(corpus.root, changes, new)
     message = {
         "include": f"included: wrote {record} (fill in its tags, then litcorpus check)",
@@ -279,15 +292,20 @@ def decide(
     return Decided(qid, q.state, record, message)
 
 
-def _effect(q: Queued, d: dict[str, Any]) -> str:
-    """What DECISION does now: include, exclude, maybe, or (dual sample) awaiting or conflict."""
+def _effect(q: Queued, d: dict[str, Any], reason_axis: str) -> str:
+    """What DECISION does now: include, exclude, maybe, or (dual sample) awaiting or conflict.
+    Two exclusions for different reasons are a conflict too: PRISMA counts the reasons."""
     if d.get("resolution") or not q.data.get("dual"):
         return str(d["decision"])
-    by = {x["reviewer"]: x["decision"] for x in q.decisions if not x.get("resolution")}
+    by = {
+        x["reviewer"]: (x["decision"], x.get(reason_axis) if x["decision"] == "exclude" else None)
+        for x in q.decisions
+        if not x.get("resolution")
+    }
     if len(by) < 2:
         return "awaiting"
     first, second = list(by.values())[:2]
-    return str(first) if first == second else "conflict"
+    return str(first[0]) if first == second else "conflict"
 
 
 def _search_family(corpus: Corpus, sid: str) -> str | None:
@@ -312,10 +330,8 @@ def set_aside(
     from .store import Store
 
     today = today or dt.date.today()
-    queue = load_queue(corpus.root, corpus.taxonomy)
-    if queue.problems:
-        p = queue.problems[0]
-        raise DecisionRefused("decision-refused", f"{p.path}:{p.line}: {p.message}; fix it first")
+    _plain(reviewer=reviewer)
+    queue = usable_queue(corpus.root, corpus.taxonomy, "decision-refused")
     verdict = rank(corpus, queue, Store(corpus.root).abstracts()).verdict()
     if not verdict["says_stop"] and not force:
         raise DecisionRefused(
@@ -335,9 +351,7 @@ def set_aside(
             "date": today.isoformat(),
         }
     if left:
-        commit_changes(
-            corpus.root, {QUEUE_FILE: queue_bytes([x.data for x in queue.items.values()])}
-        )
+        commit_changes(corpus.root, {QUEUE_FILE: queue.to_bytes()})
     return [q.id for q in left]
 
 
@@ -348,6 +362,7 @@ def not_retrieved(
     NOTE says where it was sought. PRISMA 2020 counts it among the reports not retrieved; it
     leaves the queue's open records and can still be decided once it is found."""
     today = today or dt.date.today()
+    _plain(reviewer=reviewer, note=note)
     queue, q = _queued(corpus, qid)
     if q.state not in ("pending", "maybe"):
         raise DecisionRefused(
@@ -368,5 +383,5 @@ def not_retrieved(
         "date": today.isoformat(),
         "note": " ".join(note.split()),
     }
-    commit_changes(corpus.root, {QUEUE_FILE: queue_bytes([x.data for x in queue.items.values()])})
+    commit_changes(corpus.root, {QUEUE_FILE: queue.to_bytes()})
     return Decided(qid, q.state, None, "marked not retrieved: PRISMA counts it as such")

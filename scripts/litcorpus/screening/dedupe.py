@@ -5,7 +5,8 @@ Identifiers decide first (arXiv, DOI, OpenReview, OpenAlex, Semantic Scholar, AC
 shared); then the folded title (rapidfuzz, the corpus's own near-duplicate cutoff) with the
 year: equal, or one apart when one of the two is a preprint and the other its published
 version, which are joined. Two records that carry different ids of the same scheme are never
-the same work, whatever their titles.
+merged, whatever their titles: a near-title pair with conflicting ids is queued with a
+`possible_duplicate` mark naming the other record, and the screener decides.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from ..model.corpus import Corpus
 from ..model.queue import Queue
 from ..sources.found import Found
 
-# The scheme whose ids never name one work twice: two records with different arXiv ids are
-# different works. (OpenAlex and DOIs give a preprint and its published version ids of their
-# own, and OpenReview a workshop and a conference version.)
-_CONFLICTING = ("arxiv",)
+# Ids that disagree without naming different works: a code repository that works share, and
+# the record ids of aggregators, which give a preprint and its published version one each.
+_NOT_CONFLICTING = frozenset({"github", "openalex", "semanticscholar"})
 RARE_WORDS = 3
 MAX_BLOCK = 200  # as check's duplicate search: a word this common blocks nothing more
 _STOP = frozenset(
@@ -121,6 +121,7 @@ class Matcher:
         self.by_id: dict[tuple[str, str], Known] = {}
         self.by_title: dict[str, Known] = {}
         self.by_word: dict[str, tuple[list[str], list[Known]]] = {}
+        self.possible: dict[str, str] = {}  # a queued record's id: a near-title with other ids
         for k in known:
             self._remember(k)
 
@@ -149,14 +150,14 @@ class Matcher:
         title = normalize_title(found.title)
         if not title:
             return None
-        merge = self._by_title(found, ids, title)
+        merge = self._by_title(found, ids, title, where)
         if merge is None:
             self._remember(
                 Known(where, ids, title, found.year, _is_preprint(found.venue, found.ids))
             )
         return merge
 
-    def _by_title(self, found: Found, ids: dict[str, str], title: str) -> Merge | None:
+    def _by_title(self, found: Found, ids: dict[str, str], title: str, where: str) -> Merge | None:
         from rapidfuzz import fuzz, process
 
         exact = self.by_title.get(title)
@@ -168,8 +169,14 @@ class Matcher:
             )
             hits += [(score, knowns[i]) for _, score, i in found_here]
         for score, other in sorted(hits, key=lambda h: -h[0]):
-            if any(s in ids and s in other.ids and ids[s] != other.ids[s] for s in _CONFLICTING):
-                continue  # two arXiv ids: two works, however alike their titles
+            if any(
+                s in other.ids and other.ids[s] != v
+                for s, v in ids.items()
+                if s not in _NOT_CONFLICTING
+            ):
+                # ids that disagree are never merged on a title: the screener decides
+                self.possible.setdefault(where, other.where)
+                continue
             reason = self._years(found, other, score)
             if reason:
                 return Merge(found, other, reason, self._join(found, other))

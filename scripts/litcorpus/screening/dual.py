@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
-from ..model.queue import QUEUE_FILE, Queue, load_queue, queue_bytes
+from ..model.queue import QUEUE_FILE, Queue, usable_queue
 from ..publish.outputs import commit_changes
 
 CATEGORIES = ("include", "maybe", "exclude")
@@ -31,8 +31,7 @@ METHOD = (
 def sample(corpus: Corpus, size: int | None, fraction: float | None, seed: int) -> list[str]:
     """Mark SIZE pending records (or FRACTION of them), drawn at random with SEED, for two
     reviewers; returns their ids."""
-    queue = load_queue(corpus.root, corpus.taxonomy)
-    _ok(queue)
+    queue = usable_queue(corpus.root, corpus.taxonomy, "decision-refused")
     pending = [q for q in queue.items.values() if q.state == "pending" and not q.decisions]
     n = size if size is not None else round(len(pending) * (fraction or 0.0))
     if n < 1 or n > len(pending):
@@ -45,14 +44,8 @@ def sample(corpus: Corpus, size: int | None, fraction: float | None, seed: int) 
     chosen = random.Random(seed).sample(pending, n)
     for q in chosen:
         q.data["dual"] = True
-    commit_changes(corpus.root, {QUEUE_FILE: queue_bytes([q.data for q in queue.items.values()])})
+    commit_changes(corpus.root, {QUEUE_FILE: queue.to_bytes()})
     return sorted(q.id for q in chosen)
-
-
-def _ok(queue: Queue) -> None:
-    if queue.problems:
-        p = queue.problems[0]
-        raise CommandError("decision-refused", f"{p.path}:{p.line}: {p.message}; fix it first")
 
 
 def blind(queue: Queue) -> dict[str, dict[str, str]]:

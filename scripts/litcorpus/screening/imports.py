@@ -12,16 +12,28 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from safewrite.paths import below
+
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
-from ..model.queue import DUPLICATES_FILE, QUEUE_FILE, Queue, dump_line, load_queue
+from ..model.queue import (
+    DUPLICATES_FILE,
+    QUEUE_FILE,
+    Queue,
+    dump_line,
+    line_warnings,
+    normalise,
+    record_problems,
+    usable_queue,
+)
 from ..model.searches import SEARCHES_FILE, Searches, load_searches
+from ..model.text import option_problem
 from ..publish.outputs import commit_changes
 from ..sources.detect import decode, records
 from ..sources.found import Found
@@ -33,6 +45,8 @@ DATABASES = {
     "openalex": "OpenAlex",
     "semanticscholar": "Semantic Scholar",
     "crossref": "Crossref",
+    "wos": "Web of Science",
+    "medline": "PubMed",
 }
 HEADER = (
     "# Every search run to find records for the corpus: where, what, when, how many records it\n"
@@ -48,6 +62,8 @@ class Imported:
     found: int
     queued: list[str] = field(default_factory=list)
     merges: list[Merge] = field(default_factory=list)
+    unscreenable: list[str] = field(default_factory=list)  # where each untitled record was
+    warnings: list[str] = field(default_factory=list)  # each value dropped or changed, by record
 
 
 class ImportRefused(CommandError):
@@ -125,32 +141,52 @@ def import_search(
         raise ImportRefused("search-refused", f"--date-run {date_run} lies in the future")
     if not query.strip():
         raise ImportRefused("search-refused", "--query is empty", "give the query as it was run")
+    for option, value in (("--query", query), ("--database", database)):
+        if (bad := option_problem(value)) is not None:
+            raise ImportRefused("search-refused", f"{option} {bad}", "type it again", usage=True)
     searches = load_searches(root, today, tax.views.screening.axes.get("family_axis", ""))
-    queue = load_queue(root, tax)
-    problems = searches.problems + queue.problems
-    if problems:
-        p = problems[0]
+    if searches.problems:
+        p = searches.problems[0]
         raise ImportRefused(
             "search-refused",
             f"{p.path}:{p.line or 1}: {p.message}; fix it first (litcorpus check); "
             "nothing was written",
         )
+    queue = usable_queue(root, tax, "search-refused")
     sid = f"S{1 + max((int(s[1:]) for s in searches.items), default=0):03d}"
+    result = Imported(sid, len(found), warnings=line_warnings(queue))
+    screenable = []
+    for rec in found:  # every record made what the queue accepts, by the queue's own rules
+        queued, said = normalise(rec.facts(), tax)
+        result.warnings += [f"{rec.where}: {name}: {what}" for name, what in said]
+        if queued is None:
+            result.unscreenable.append(rec.where)
+        else:
+            clean = {k: queued[k] for k in ("title", "authors", "year", "date", "venue", "ids")}
+            screenable.append((replace(rec, **clean, url=queued["url"]), queued))
     known = known_records(corpus, queue)
-    matcher = Matcher(known, [k.title for k in known] + [f.title for f in found])
-    result = Imported(sid, len(found))
+    matcher = Matcher(known, [k.title for k in known] + [f["title"] for _, f in screenable])
     new_items: dict[str, dict[str, Any]] = {}
     abstracts: dict[str, str] = {}
     n = queue.next_id()
-    for rec in found:
+    for rec, facts in screenable:
         qid = f"Q{n:04d}"
         merge = matcher.match(rec, qid)
         if merge is not None:
             result.merges.append(merge)
             _join(queue, new_items, merge)
             continue
-        facts = rec.facts()
-        item = {"id": qid, "search": sid, **_queued(facts), "state": "pending"}
+        item = {"id": qid, "search": sid, **facts, "state": "pending"}
+        if qid in matcher.possible:
+            item["possible_duplicate"] = matcher.possible[qid]
+            result.warnings.append(
+                f"{rec.where}: its title is close to {matcher.possible[qid]}'s but their ids "
+                "differ: queued, marked as a possible duplicate for the screener"
+            )
+        if problems := record_problems(item, tax):  # normalise keeps the rules: a last guard
+            result.warnings += [f"{rec.where}: {k}: {what}; not queued" for k, what in problems]
+            result.unscreenable.append(rec.where)
+            continue
         new_items[qid] = item
         result.queued.append(qid)
         if rec.abstract:
@@ -166,6 +202,7 @@ def import_search(
         "date_run": date_run.isoformat(),
         "records_found": len(found),
         "duplicates": len(result.merges),
+        **({"unscreenable": len(result.unscreenable)} if result.unscreenable else {}),
         "file": name if "://" in name else Path(name).name,
         "sha256": digest,
     }
@@ -173,26 +210,15 @@ def import_search(
         fields[family_axis] = family
     changes = {
         SEARCHES_FILE: _appended(root, searches, search_item(fields), fields),
-        QUEUE_FILE: b"".join(dump_line(q.data) for q in queue.items.values())
-        + b"".join(dump_line(i) for i in new_items.values()),
+        QUEUE_FILE: queue.to_bytes(list(new_items.values())),
         DUPLICATES_FILE: _existing(root / DUPLICATES_FILE)
         + b"".join(dump_line(_duplicate_line(sid, m)) for m in result.merges),
     }
+    for rel in changes:  # no write through a link: refused before the store is written
+        below(root, rel)
     Store(root).save_search(sid, Path(name).name, raw, abstracts)
     commit_changes(root, changes)
     return result
-
-
-def _queued(facts: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "title": facts["title"],
-        "authors": facts["authors"],
-        "year": facts.get("year"),
-        "date": facts.get("date", ""),
-        "venue": facts.get("venue", ""),
-        "ids": facts.get("ids", {}),
-        "url": facts.get("url", ""),
-    }
 
 
 def _join(queue: Queue, new_items: dict[str, dict[str, Any]], merge: Merge) -> None:
@@ -204,6 +230,7 @@ def _join(queue: Queue, new_items: dict[str, dict[str, Any]], merge: Merge) -> N
     data = kept.data if kept else new_items.get(merge.of.where)
     if data is None:
         return
+    # the duplicate was normalised before it was matched: what it adds keeps the queue's rules
     data["ids"] = {**data.get("ids", {}), **merge.joined.get("ids", {})}
     if "venue" in merge.joined:
         data["venue"] = merge.joined["venue"]

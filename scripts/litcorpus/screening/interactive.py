@@ -8,16 +8,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from safewrite.errors import OutputError
 
 from ..model.corpus import load_corpus
 from ..model.errors import CommandError
-from ..model.queue import load_queue
+from ..model.queue import line_warnings, load_queue
 from ..publish.outputs import corpus_lock
 from .decide import Decided, MissingValue, decide
 from .present import render
-from .rank import rank
+from .rank import rank, said_estimate
 from .store import Store
 
 PROMPT = "[i]nclude  [m]aybe  [e]xclude  [s]kip  [q]uit > "
@@ -38,10 +39,12 @@ def session(
     while True:
         corpus = load_corpus(root)
         queue = load_queue(root, corpus.taxonomy)
-        if queue.problems:
+        if not queue.whole:
             p = queue.problems[0]
-            say(f"litcorpus screen: queue-invalid: {p.path}:{p.line}: {p.message}")
+            say(f"litcorpus screen: queue-invalid: {p.path}: {p.message}")
             return 1
+        for line in line_warnings(queue) if not decided else []:
+            say(f"litcorpus screen: warning: {line}")
         store = Store(root).abstracts()
         ranked = rank(corpus, queue, store)
         todo = [(q, s) for q, s in ranked.records if q.id not in skipped]
@@ -52,12 +55,14 @@ def session(
         rules = corpus.taxonomy.views.screening
         position = f"relevance {score:.2f} · {len(ranked.records)} left"
         say("")
-        say(render(q, store.get(q.id, ""), rules.criteria, rules.highlight, position, color))
+        twin = _twin(corpus, queue, str(q.data.get("possible_duplicate", "")))
+        abstract = store.get(q.id, "")
+        say(render(q, abstract, rules.criteria, rules.highlight, position, color, twin=twin))
         v = ranked.verdict()
         say(
             f"stopping rule: {v['consecutive_irrelevant']} consecutive irrelevant of "
             f"{v['threshold']}{' -- it says stop' if v['says_stop'] else ''}; estimated relevant "
-            f"left: {v['estimated_relevant_left']}"
+            f"left: {said_estimate(v)}"
         )
         try:
             choice = ask(PROMPT).strip().lower()[:1]
@@ -76,6 +81,8 @@ def session(
                 say("  " + "  ".join(f"{v.code} {v.label}" for v in axis.values))
                 reason = ask("reason (X1..X10) > ").strip()
                 note = ask("note: why it is out, one sentence in your own words > ").strip()
+            if choice == "m":
+                note = ask("note: why it is undecided, what would decide it > ").strip()
             decision = {"i": "include", "m": "maybe", "e": "exclude"}[choice]
             done = _decide_asking(root, q.id, decision, reviewer, reason, note, ask, say)
         except EOFError:
@@ -111,3 +118,15 @@ def _decide_asking(
                 raise
             say(f"  {exc.hint}")
             given[exc.option] = ask(f"{exc.prompt} > ").strip()
+
+
+def _twin(corpus: Any, queue: Any, where: str) -> str:
+    """One line on the record WHERE names (a queue id or a record file): title, year, ids."""
+    if not where:
+        return ""
+    if where in queue.items:
+        d = queue.items[where].data
+    else:
+        d = next((r.data for r in corpus if r.path == where), {})
+    ids = ", ".join(f"{k} {v}" for k, v in (d.get("ids") or {}).items()) or "no ids"
+    return f"  {where}: {d.get('title', '?')} ({d.get('year') or 'year unknown'}; {ids})"

@@ -48,8 +48,10 @@ def render(
     position: str,
     color: bool = False,
     width: int = 92,
+    twin: str = "",
 ) -> str:
-    """The screen for Q: its facts, its abstract (highlighted), the criteria."""
+    """The screen for Q: its facts, its abstract (highlighted), the criteria; TWIN describes
+    the record Q may duplicate (alike titles, different ids), for the screener to judge."""
     d = q.data
     pattern = highlighter(words)
     b = (lambda s: f"{BOLD}{s}{RESET}") if color else (lambda s: s)
@@ -63,6 +65,12 @@ def render(
         safe(d.get("url", "")),
         "",
     ]
+    if d.get("possible_duplicate"):
+        lines[-1:] = [
+            b(safe(f"Possible duplicate of {d['possible_duplicate']} (alike titles, other ids):")),
+            safe(twin),
+            "",
+        ]
     text = safe(abstract) if abstract else "(no abstract in the local store)"
     wrapped = textwrap.wrap(text, width) or [text]
     lines += [mark(line, pattern, color) for line in wrapped]

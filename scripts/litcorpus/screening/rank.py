@@ -74,6 +74,33 @@ def estimator() -> Any:
     return LogisticRegression(C=10.0, max_iter=2000)
 
 
+CAVEAT = (
+    "a model's guess, not a count: the chance each open record is relevant, learnt from the "
+    "corpus and shifted to the share of relevant records among this queue's decisions (the "
+    "corpus holds far more relevant records than a search does), summed; the range is where "
+    "95% of such sums fall if those chances are right, which a model never quite is"
+)
+MIN_QUEUE_DECISIONS = 5  # fewer decisions on search results: no share to shift to, no estimate
+
+
+def estimate_left(
+    prior: float, probs: np.ndarray, relevant: int, decided: int
+) -> tuple[float, float, float]:
+    """The relevant records expected among the open ones, with a 95% range. PROBS are the
+    classifier's chances, trained where PRIOR of the records were relevant; they are shifted
+    by Bayes' rule to the queue's own share (RELEVANT of DECIDED decisions, Laplace-smoothed),
+    as the prior-shift adjustment of Saerens, Latinne and Decaestecker (2002) does with a
+    known new prior, then summed; the range is that of a sum of independent Bernoulli trials."""
+    prior = min(max(prior, 1e-6), 1 - 1e-6)
+    share = (relevant + 1) / (decided + 2)
+    p = np.clip(probs, 1e-9, 1 - 1e-9)
+    up, down = share / prior * p, (1 - share) / (1 - prior) * (1 - p)
+    adjusted = up / (up + down)
+    total = float(adjusted.sum())
+    spread = 1.96 * float(np.sqrt((adjusted * (1 - adjusted)).sum()))
+    return total, max(0.0, total - spread), total + spread
+
+
 def record_text(q: Queued, abstracts: dict[str, str]) -> str:
     return f"{q.data.get('title', '')}. {abstracts.get(q.id, '')}"
 
@@ -117,6 +144,7 @@ class Ranked:
     threshold: int
     estimated_left: float | None
     screened: int
+    estimated_range: tuple[float, float] | None = None
 
     @property
     def says_stop(self) -> bool:
@@ -135,9 +163,21 @@ class Ranked:
             "estimated_relevant_left": None
             if self.estimated_left is None
             else round(self.estimated_left, 2),
+            "estimated_relevant_left_range": None
+            if self.estimated_range is None
+            else [round(x, 2) for x in self.estimated_range],
+            "estimate_caveat": CAVEAT,
             "screened": self.screened,
             "left": len(self.records),
         }
+
+
+def said_estimate(verdict: dict[str, Any]) -> str:
+    """The estimate of a verdict as the screen prints it: value, range, and what it is."""
+    value, span = verdict["estimated_relevant_left"], verdict["estimated_relevant_left_range"]
+    if value is None:
+        return f"not yet (it needs {MIN_QUEUE_DECISIONS} decisions on search results)"
+    return f"{value:.1f} (95% range {span[0]:.1f}-{span[1]:.1f}; a model's guess, not a count)"
 
 
 def consecutive_irrelevant(queue: Queue) -> int:
@@ -169,10 +209,22 @@ def rank(corpus: Corpus, queue: Queue, abstracts: dict[str, str]) -> Ranked:
     X = vec.fit_transform(texts + [record_text(q, abstracts) for q in open_records])
     train, test = X[: len(texts)], X[len(texts) :]
     y = np.asarray(labels)
+    labelled = [x for x in (_label(q) for q in queue.items.values()) if x is not None]
+    if len(labelled) < MIN_QUEUE_DECISIONS:
+        return Ranked(_ordered(open_records, train, y, test), streak, threshold, None, screened)
+    probs = estimator().fit(train, y).predict_proba(test)[:, 1]
+    estimate, low, high = estimate_left(float(y.mean()), probs, sum(labelled), len(labelled))
+    ranked = _ordered(open_records, train, y, test)
+    return Ranked(ranked, streak, threshold, estimate, screened, (low, high))
+
+
+def _ordered(
+    open_records: list[Queued], train: Any, y: np.ndarray, test: Any
+) -> list[tuple[Queued, float]]:
+    """The open records, most relevant first by the ranking model; maybe and awaiting records
+    come after the pending ones (they have been seen)."""
     scores = 1 / (1 + np.exp(-Classifier().fit(train, y).decision_function(test)))
-    estimate = float(estimator().fit(train, y).predict_proba(test)[:, 1].sum())
     order = sorted(range(len(open_records)), key=lambda i: (-scores[i], open_records[i].id))
     ranked = [(open_records[i], float(scores[i])) for i in order]
-    # maybe and awaiting records come after the pending ones: they have been seen
     ranked.sort(key=lambda r: r[0].state != "pending")
-    return Ranked(ranked, streak, threshold, estimate, screened)
+    return ranked

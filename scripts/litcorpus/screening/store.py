@@ -9,16 +9,19 @@ import json
 from pathlib import Path
 
 from safewrite.files import write_file
+from safewrite.paths import below
 
 from ..model.queue import STORE_DIR
 
 
 class Store:
     def __init__(self, root: Path) -> None:
-        self.dir = root / STORE_DIR
+        self.root, self.dir = root, root / STORE_DIR
 
     def save_search(self, sid: str, name: str, raw: bytes, abstracts: dict[str, str]) -> None:
-        """Keep search SID's export and its queued records' abstracts."""
+        """Keep search SID's export and its queued records' abstracts (refused, before
+        anything is written, when the store's path passes through a symbolic link)."""
+        below(self.root, STORE_DIR)
         self.dir.mkdir(parents=True, exist_ok=True)
         ignore = self.dir / ".gitignore"
         if not ignore.exists():

@@ -6,13 +6,13 @@ with the lines of each problem.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from typing import Any
 
 import bibtexparser
 from bibtexparser.middlewares import (
-    LatexDecodingMiddleware,
     NormalizeFieldKeys,
     SeparateCoAuthors,
     SplitNameParts,
@@ -32,6 +32,26 @@ _ARXIV_CATEGORY = re.compile(
     r"^(?:cs|math|physics|stat|eess|econ|q-bio|q-fin|astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|"
     r"hep-ph|hep-th|math-ph|nlin|nucl-ex|nucl-th|quant-ph)(?:\.[A-Za-z-]+)?$"
 )
+
+
+# Fields that hold an address or an identifier: LaTeX would read their % as a comment and their
+# & as a column break (Scopus writes `url = {...eid=2-s2.0-...&doi=10.1080%2f...}`).
+_VERBATIM = frozenset({"url", "doi", "eprint", "eid", "issn", "isbn"})
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_UNESCAPE = re.compile(r"\\([&%_#$])")
+
+
+def _field(name: str, value: str) -> str:
+    """One field's text: HTML entities that some exports write (Web of Science: `&apos;`)
+    read first, then LaTeX decoded; an address or identifier only loses its escapes."""
+    if name in _VERBATIM:
+        return _UNESCAPE.sub(r"\1", value)
+    if "&" in value:
+        value = _ENTITY.sub(lambda m: html.unescape(m.group()), value)
+        value = re.sub(r"(?<!\\)&", r"\\&", value)  # a bare & is text, not a column break
+    if "%" in value:
+        value = re.sub(r"(?<!\\)%", r"\\%", value)  # and a bare % is not a comment
+    return str(_LATEX.latex_to_text(value))
 
 
 def _decoded(parts: list[str]) -> str:
@@ -74,8 +94,7 @@ def _library(data: str) -> Any:
             append_middleware=[
                 NormalizeFieldKeys(),  # field names are case-insensitive: Author = {...}
                 SeparateCoAuthors(),
-                SplitNameParts(),
-                LatexDecodingMiddleware(),  # every field but the names (see _person)
+                SplitNameParts(),  # fields are LaTeX-decoded one by one (see _field)
             ],
         )
     except Exception as exc:  # bibtexparser gives up on input it cannot split into blocks
@@ -101,13 +120,17 @@ def _library(data: str) -> Any:
 
 def _with_crossref(entry: Any, by_key: dict[str, Any]) -> dict[str, Any]:
     """An entry's fields, completed from the entry its crossref names (BibTeX's inheritance)."""
-    fields = {k.lower(): v.value for k, v in entry.fields_dict.items()}
+    fields = {k.lower(): _value(k.lower(), v.value) for k, v in entry.fields_dict.items()}
     parent = by_key.get(str(fields.get("crossref", "")).strip().lower())
     if parent is not None:
         for k, v in parent.fields_dict.items():
             name = "booktitle" if k.lower() == "title" else k.lower()
-            fields.setdefault(name, v.value)
+            fields.setdefault(name, _value(k.lower(), v.value))
     return fields
+
+
+def _value(name: str, value: Any) -> Any:
+    return _field(name, value) if isinstance(value, str) else value
 
 
 def bibtex_records(data: str, name: str = "the BibTeX input") -> list[Found]:

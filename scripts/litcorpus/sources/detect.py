@@ -1,6 +1,7 @@
 """Reads a search export in the format it is said to be, after checking that it is that format:
 a file of another format, an empty one or one that is not text is refused with one line that
-names what it looks like. Every record must have a title.
+names what it looks like. A record without a title is read as it is: the import keeps it out
+of the queue and counts it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .jsonapis import (
     semanticscholar_records,
 )
 from .tabular import csv_records, ris_records
+from .tagged import medline_records, wos_records
 
 MAX_EXPORT = 1 << 30
 LABELS = {
@@ -35,6 +37,8 @@ LABELS = {
     "bibtex": "BibTeX",
     "csl-json": "CSL-JSON",
     "csv": "CSV",
+    "wos": "Web of Science plain text",
+    "medline": "MEDLINE (PubMed's .nbib)",
 }
 FORMATS = tuple(LABELS)
 _JSON_READERS: dict[str, Callable[[Any, str], list[Found]]] = {
@@ -115,9 +119,14 @@ def sniff(data: str) -> tuple[str | None, Any]:
     head = data.lstrip()[:4096]
     if head.startswith("<"):
         return ("arxiv" if "<feed" in head else "xml"), None
+    if re.match(r"FN |PT [A-Z]\s", head) or re.search(r"^VR \d", head, re.MULTILINE):
+        return "wos", None
+    if re.search(r"^PMID- ", head, re.MULTILINE):
+        return "medline", None
     if re.search(r"^TY {1,2}-", head, re.MULTILINE):  # Ovid numbers records: "1. " first
         return "ris", None
-    if re.match(r"(%[^\n]*\n\s*)*@\w+\s*[{(]", head):
+    # text before the first entry is a comment to BibTeX (Scopus: "Scopus\nEXPORT DATE: ...")
+    if not head.startswith(("{", "[")) and re.search(r"^\s*@\w+\s*[{(]", head, re.MULTILINE):
         return "bibtex", None
     if head.startswith(("{", "[")):
         try:
@@ -132,8 +141,8 @@ def sniff(data: str) -> tuple[str | None, Any]:
 
 
 def records(data: str, fmt: str, name: str, allow_empty: bool = False) -> list[Found]:
-    """The records of DATA read as FMT; refused when DATA is another format, empty (unless
-    ALLOW_EMPTY: a search that found nothing), or has a record without a title."""
+    """The records of DATA read as FMT; refused when DATA is another format or empty (unless
+    ALLOW_EMPTY: a search that found nothing)."""
     if not data.strip():
         raise SourceError("import-empty", f"{name} is empty; nothing was written")
     if fmt in _JSON_READERS and data.lstrip()[:1] in ("{", "["):
@@ -158,6 +167,10 @@ def records(data: str, fmt: str, name: str, allow_empty: bool = False) -> list[F
         found = bibtex_records(data, name)
     elif fmt == "csv":
         found = csv_records(data, name)
+    elif fmt == "wos":
+        found = wos_records(data, name)
+    elif fmt == "medline":
+        found = medline_records(data, name)
     else:
         found = _JSON_READERS[fmt](doc, name)
     if not found and not allow_empty:
@@ -165,13 +178,5 @@ def records(data: str, fmt: str, name: str, allow_empty: bool = False) -> list[F
             "import-empty",
             f"{name} holds no records; nothing was written",
             "a search that found nothing is logged with --allow-empty",
-        )
-    untitled = [f.where for f in found if not f.title]
-    if untitled:
-        more = f" and {len(untitled) - 1} more" if len(untitled) > 1 else ""
-        raise SourceError(
-            "import-no-title",
-            f"{name}: {untitled[0]}{more} has no title; nothing was written",
-            "every record needs a title to be screened",
         )
     return found

@@ -11,6 +11,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from ..model.errors import CommandError
 
@@ -71,6 +72,18 @@ SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 
 class SourceError(CommandError):
     """An export that cannot be read as the format it is given as; nothing was written."""
+
+
+def all_read(name: str, tag: str, starts: list[int], entries: list[Any]) -> None:
+    """Refuse an export whose parser read fewer records than start with TAG: a record it
+    skipped (an unclosed one, a stray line) would be lost without a word."""
+    if len(entries) != len(starts):
+        raise SourceError(
+            "import-invalid",
+            f"{name}: {len(starts)} records start with {tag} but {len(entries)} could be read; "
+            "nothing was written",
+            "export the search again",
+        )
 
 
 @dataclass(slots=True)
@@ -141,6 +154,7 @@ def normal_ids(
     openalex: Any = None,
     semanticscholar: Any = None,
     openreview: Any = None,
+    pmid: Any = None,
     clashes: list[str] | None = None,
 ) -> dict[str, str]:
     """The identifiers a record's fields name, normalised; an arXiv DOI becomes the arXiv id
@@ -177,6 +191,8 @@ def normal_ids(
         ids["semanticscholar"] = m.group(1)
     if openreview and re.fullmatch(r"[A-Za-z0-9_-]{6,20}", str(openreview)):
         ids.setdefault("openreview", str(openreview))
+    if pmid and re.fullmatch(r"[1-9]\d{0,8}", str(pmid).strip()):
+        ids["pmid"] = str(pmid).strip()
     return ids
 
 
@@ -190,14 +206,16 @@ def default_url(ids: dict[str, str]) -> str:
     """The canonical address of a record with these identifiers (arXiv first)."""
     if "arxiv" in ids:
         return f"https://arxiv.org/abs/{ids['arxiv']}"
-    if "doi" in ids:
-        return f"https://doi.org/{ids['doi']}"
+    if "doi" in ids:  # older DOIs hold <, >, # and [ ]: percent-encoded in the address
+        return f"https://doi.org/{quote(ids['doi'], safe='/:;()._-')}"
     if "openreview" in ids:
         return f"https://openreview.net/forum?id={ids['openreview']}"
     if "openalex" in ids:
         return f"https://openalex.org/{ids['openalex']}"
     if "semanticscholar" in ids:
         return f"https://www.semanticscholar.org/paper/{ids['semanticscholar']}"
+    if "pmid" in ids:
+        return f"https://pubmed.ncbi.nlm.nih.gov/{ids['pmid']}/"
     return ""
 
 
