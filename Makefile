@@ -68,11 +68,12 @@ test: sysdeps install $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test s
 golden: install $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
-lint: install ## Run ruff, mypy and the import contracts (import-linter)
+lint: install ## Run ruff, mypy, the import contracts (import-linter) and actionlint on the workflows
 	$(BIN)/ruff check scripts tests
 	$(BIN)/ruff format --check scripts tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/actionlint .github/workflows/*.yml
 
 bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries, orchtrace on 1M events and run tables of 100,000 rollouts
 	$(BIN)/python tests/bench/run.py

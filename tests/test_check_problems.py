@@ -371,6 +371,11 @@ CASES += [
             " records_found: 3, duplicates: 1}\n"),
         edit(root / B, "added: 2026-05-04", "added: 2026-06-02\nsearch: S001")),
      "search-mismatch", "searches.yaml", 2),
+    ("saved-search-web-index", write(
+        "saved-searches.yaml",
+        "saved:\n  - {id: R001, source: openalex, query: agents, from: '2026-07-01'}\n"
+        "  - {id: R002, source: web, query: agents, from: '2026-07-01'}\n"),
+     "saved-search-invalid", "saved-searches.yaml", 3),
     ("queue-not-json", write("screening/queue.jsonl", '{"id": "Q0001", "title": "cut'),
      "queue-invalid", "screening/queue.jsonl", 1),
     ("queue-bad-state", write("screening/queue.jsonl", QUEUED.replace('"pending"', '"done"')),

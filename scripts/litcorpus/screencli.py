@@ -205,6 +205,163 @@ def run_command(
     _import(resolve_root(root), raw, name, fmt, query, date_run, database, method, family)
 
 
+@search.command(name="add")
+@root_option
+@click.option(
+    "--source",
+    type=click.Choice(["arxiv", "openalex", "semanticscholar", "crossref"]),
+    required=True,
+    help="The service whose API re-runs it.",
+)
+@click.option("--query", required=True, help="The query in the service's own syntax.")
+@click.option("--family", default=None, help="The query family of the taxonomy.")
+@click.option(
+    "--from", "start", default=None, metavar="YYYY-MM-DD", help="First day its first run covers."
+)
+def add_command(
+    root: Path | None, source: str, query: str, family: str | None, start: str | None
+) -> None:
+    """Save a search that `search update` re-runs for the days since its last run."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .searching.define import add_saved
+
+    root = resolve_root(root)
+    day = _day(start, "--from")
+    tax = load_corpus(root).taxonomy
+    axis = tax.views.screening.axes.get("family_axis", "")
+    families = [v.id for v in tax.axes[axis].values] if axis in tax.axes else []
+    try:
+        with corpus_lock(root):
+            saved = add_saved(root, source, query, family, day, families)
+    except (CommandError, OutputError) as exc:
+        _fail("search add", exc)
+    click.echo(f"saved {saved.id}: {source} from {saved.start}; next: litcorpus search update")
+
+
+@search.command(name="update")
+@root_option
+@click.option(
+    "--source",
+    type=click.Choice(["arxiv", "openalex", "semanticscholar", "crossref"]),
+    default=None,
+    help="Only the saved searches of this service.",
+)
+@click.option("--family", default=None, help="Only the saved searches of this query family.")
+@click.option("--since", default=None, metavar="YYYY-MM-DD", help="Start every window here.")
+@click.option("--until", default=None, metavar="YYYY-MM-DD", help="End the windows here.")
+@click.option(
+    "--max-pages", type=click.IntRange(1, 10_000), default=50, show_default=True,
+    help="Pages one saved search may fetch in one run.",
+)  # fmt: skip
+def update_command(
+    root: Path | None,
+    source: str | None,
+    family: str | None,
+    since: str | None,
+    until: str | None,
+    max_pages: int,
+) -> None:
+    """Re-run the saved searches on their services for the days since their last run, and
+    import what they found (addresses: LITCORPUS_ARXIV_API, LITCORPUS_OPENALEX_API,
+    LITCORPUS_S2_API, LITCORPUS_CROSSREF_API)."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .searching.services import Clock
+    from .searching.update import update
+
+    root = resolve_root(root)
+    start = _day(since, "--since") if since else None
+    end = _day(until, "--until") if until else None
+    clock = Clock(float(os.environ.get("LITCORPUS_POLITENESS", "1")))
+    try:
+        done = update(load_corpus(root), source, family, start, end, max_pages, clock)
+    except (CommandError, OutputError) as exc:
+        _fail("search update", exc)
+    for o in done.outcomes:
+        days = f"{o.window[0]}..{o.window[1]}"
+        if o.imported is not None:
+            i = o.imported
+            click.echo(
+                f"{o.saved} {days}: logged {i.search}: {i.found} records found in {o.pages} "
+                f"pages, {len(i.merges)} duplicates removed, {len(i.queued)} queued"
+            )
+        elif o.status == "up-to-date":
+            click.echo(f"{o.saved}: up to date ({o.message})")
+        else:
+            line = f"{o.saved} {days}: {o.status}" + (f": {o.message}" if o.message else "")
+            click.echo(line, err=o.status in ("failed", "capped"))
+    counts = {s: sum(o.status == s for o in done.outcomes) for s in ("logged", "up-to-date")}
+    failed = len(done.outcomes) - sum(counts.values())
+    click.echo(
+        f"{counts['logged']} logged, {counts['up-to-date']} up to date, {failed} failed, in "
+        f"{done.seconds:.1f} s ({done.politeness:.1f} s of it the APIs' politeness delays)"
+    )
+    if not done.ok:
+        sys.exit(1)
+
+
+@search.command(name="draft")
+@root_option
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True)
+@click.option("--top", type=click.IntRange(0, 1000), default=25, show_default=True)
+def draft_command(root: Path | None, threshold: float, top: int) -> None:
+    """Rank the queue and draft an entry, with suggested tags as comments, for each of the
+    most relevant records (screening/drafts/; check reads none)."""
+    from safewrite.errors import OutputError
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+    from .searching.draft import DRAFTS, draft
+
+    root = resolve_root(root)
+    try:
+        with corpus_lock(root):
+            done = draft(load_corpus(root), threshold, top)
+    except (CommandError, OutputError) as exc:
+        _fail("search draft", exc)
+    kept = [a["axis"] for a in done.axes if a["suggested"]]
+    click.echo(
+        f"drafted {len(done.written)} entries in {DRAFTS}/ ({len(done.removed)} stale drafts "
+        f"removed); tags suggested on: {', '.join(kept) or 'no axis (none beats its baseline)'}"
+    )
+
+
+@search.command(name="report")
+@root_option
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the Markdown here (default: standard output).")  # fmt: skip
+def report_command(root: Path | None, out: Path | None) -> None:
+    """The update's pull-request body: what the saved searches found, the top of the queue
+    with suggested tags, the stopping estimate and the PRISMA update flow."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+    from safewrite.paths import check_file_output
+
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import input_folders, inputs
+    from .searching.report import report
+
+    root = resolve_root(root)
+    try:
+        corpus = load_corpus(root)
+        text = report(corpus)
+        if out is None:
+            click.echo(text, nl=False)
+            return
+        write_file(check_file_output(out, input_folders(corpus), inputs(corpus)), text.encode())
+    except (CommandError, OutputError) as exc:
+        _fail("search report", exc)
+    click.echo(f"wrote {out}")
+
+
 @click.group(invoke_without_command=True)
 @root_option
 @reviewer_option

@@ -18,10 +18,11 @@ from typing import Any
 from ..check.validate import validate_corpus
 from ..model.claimsfile import ClaimsFile, load_claims
 from ..model.corpus import Corpus, load_corpus
-from ..model.problems import Report
+from ..model.problems import Problem, Report
 from ..model.queue import load_queue
 from ..model.releases import resolve
-from ..model.searches import load_searches
+from ..model.saved import SAVED_FILE, load_saved
+from ..model.searches import SEARCHES_FILE, Searches, last_searched, load_searches
 from ..progress import Progress
 from .agreement import agreement
 from .claims import ClaimResult, evaluate
@@ -39,6 +40,7 @@ class Result:
     agreement: dict[str, Any] | None
     version: str  # the release the result stands for, '+N' for N records added since
     stats: dict[str, Any] | None = None  # stats.json; computed for a valid corpus when asked
+    searched: list[dict[str, str]] | None = None  # each source's last day searched
 
 
 def analyse(
@@ -59,6 +61,7 @@ def analyse(
         report.extend(searches.problems)
         report.extend(queue.problems)
         report.extend(search_problems(corpus, searches, queue))
+        report.extend(saved_problems(corpus, searches))
     claims_file = load_claims(corpus)
     report.extend(claims_file.problems)
     report.extend(flow_problems(claims_file, corpus))
@@ -94,6 +97,7 @@ def analyse(
         update,
         agreed,
         corpus.version(),
+        searched=last_searched(searches, corpus.as_of_day),
     )
     if stats and (report.ok or stats_if_invalid):
         from .stats import compute_stats  # pandas: only when statistics are asked for
@@ -123,3 +127,18 @@ def check(
 ) -> Report:
     """Load and check the corpus below ROOT: every problem, no statistics (`litcorpus check`)."""
     return analyse(load_corpus(root, progress), strict, today, progress, stats=False).report
+
+
+def saved_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
+    """saved-searches.yaml's own problems, and a logged run of a saved search it lacks."""
+    axis = corpus.taxonomy.views.screening.axes.get("family_axis", "")
+    families = (
+        [v.id for v in corpus.taxonomy.axes[axis].values] if axis in corpus.taxonomy.axes else []
+    )
+    saved = load_saved(corpus.root, families)
+    out = list(saved.problems)
+    for s in searches.items.values():
+        if s.saved and s.saved not in saved.items and not saved.problems:
+            message = f"search {s.id} ran saved search {s.saved}, which {SAVED_FILE} lacks"
+            out.append(Problem(SEARCHES_FILE, "search-invalid", message, hint="keep it there"))
+    return out

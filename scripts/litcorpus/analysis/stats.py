@@ -222,6 +222,7 @@ def compute_stats(result: Result) -> dict[str, Any]:
     out["claims"] = [r.to_dict() for r in result.claims]
     out["prisma"] = result.flow
     out["prisma_update"] = result.update
+    out["searched"] = result.searched or []
     out["agreement"] = result.agreement
     reader = reader_tables(corpus)
     if reader is not None:

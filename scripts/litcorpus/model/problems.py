@@ -69,6 +69,7 @@ CODES: dict[str, str] = {
     "release-invalid": "releases.yaml is malformed: a bad version or date, or out of order.",
     "search-invalid": "searches.yaml is malformed, or a record names a search it does not log.",
     "search-mismatch": "A logged search's counts do not add up with the records that name it.",
+    "saved-search-invalid": "saved-searches.yaml is malformed, or names a service without an API.",
     "queue-invalid": "The screening queue (screening/*.jsonl) holds a malformed record.",
 }
 # The codes that report what a reader may still want to know, but that do not make the corpus

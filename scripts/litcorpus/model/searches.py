@@ -26,7 +26,18 @@ SEARCH_FIELDS = ("id", "source", "query", "date_run", "records_found", "duplicat
 # export it read (name and digest); and the query family, named after its taxonomy axis.
 # `unscreenable`: records the export held that could not be screened (no title), removed
 # before screening (PRISMA 2020: records removed for other reasons).
-IMPORT_FIELDS = ("database", "method", "file", "sha256", "unscreenable")
+# `saved`, `window_from`, `window_to`: a run of a saved search (saved-searches.yaml) and the
+# days of publication or indexing it covered.
+IMPORT_FIELDS = (
+    "database",
+    "method",
+    "file",
+    "sha256",
+    "unscreenable",
+    "saved",
+    "window_from",
+    "window_to",
+)
 
 
 # How PRISMA 2020 counts a search: in the databases arm, or among other methods (websites such
@@ -46,6 +57,8 @@ class Search:
     method: str = "database"
     imported: bool = False  # logged by `search import`: its duplicates are listed one by one
     unscreenable: int = 0  # removed before screening: no title to screen
+    saved: str = ""  # the saved search this run re-ran, with the days it covered
+    window: tuple[dt.date, dt.date] | None = None
 
 
 @dataclass(slots=True)
@@ -104,8 +117,28 @@ def load_searches(root: Path, today: dt.date | None = None, family_field: str = 
             r.bad((*path, "method"), f"'{method}' is not a search method", ", ".join(METHODS))
         database = r.get(item, path, "database", str, "") or source
         imported = "sha256" in item
+        saved = r.get(item, path, "saved", str, "")
+        start, end = parse_day(item.get("window_from")), parse_day(item.get("window_to"))
+        window = (start, end) if saved and start and end and start <= end else None
+        if saved and window is None:
+            r.bad(path, f"search {sid} runs {saved} for no window", "window_from <= window_to")
+            continue
         out.items[sid] = Search(
-            sid, source, query, day, found, duplicates, database, method, imported, unscreenable
-        )
+            sid, source, query, day, found, duplicates, database, method, imported, unscreenable,
+            saved, window,
+        )  # fmt: skip
     out.problems += r.problems
     return out
+
+
+def last_searched(searches: Searches, until: dt.date | None = None) -> list[dict[str, str]]:
+    """Each source's last day searched, from the log (a saved search's run: the last day its
+    window covered; any other search: the day it ran), in the order sources were first
+    searched; UNTIL leaves out searches run after it (a release's view)."""
+    out: dict[str, str] = {}
+    for s in searches.items.values():
+        if until is not None and s.date_run > until:
+            continue
+        day = str(s.window[1] if s.window else s.date_run)
+        out[s.database] = max(out.get(s.database, day), day)
+    return [{"database": name, "last_day": day} for name, day in out.items()]

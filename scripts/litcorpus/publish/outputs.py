@@ -29,9 +29,9 @@ TOOL = "litcorpus"
 LOCK_FILE = ".litcorpus.lock"
 JOURNAL = ".litcorpus.journal"  # what an add is placing, until it is done
 CHANGE_JOURNAL = ".litcorpus.change.journal"  # a search import's or a decision's change
-# The only files such a change writes: the search log, the queue, and one new record.
+# The only files such a change writes: the search log, the queue, drafts, and one new record.
 _CHANGED = re.compile(
-    r"(searches\.yaml|screening/queue\.jsonl|screening/duplicates\.jsonl|"
+    r"(searches\.yaml|screening/queue\.jsonl|screening/duplicates\.jsonl|screening/drafts/Q\d{4,}\.yaml|"
     r"papers/[a-z0-9]+(-[a-z0-9]+)*\.yaml|exclusions/E\d{3,}\.yaml)\Z"
 )
 # Files at the root that the corpus reads or the tool maintains in place.
@@ -104,6 +104,8 @@ def commit_changes(
         if not _CHANGED.match(rel):
             raise ValueError(f"{rel} is not a file a change writes")
     below(root, "screening").mkdir(exist_ok=True)
+    if any(rel.startswith("screening/drafts/") for rel in changes):
+        below(root, "screening/drafts").mkdir(exist_ok=True)
     transaction.commit(root, dict(changes), root / CHANGE_JOURNAL, set(new))
 
 

@@ -109,6 +109,17 @@ def changed_findings(claims: Sequence[ClaimResult]) -> str:
     )
 
 
+def _searched(corpus: Corpus) -> str:
+    """How current the corpus is: each source's last day searched, read from the log."""
+    from ..model.searches import last_searched, load_searches
+
+    if corpus.as_of_day is not None:
+        return ""
+    days = last_searched(load_searches(corpus.root))
+    said = "; ".join(f"{md_text(d['database'])} {d['last_day']}" for d in days)
+    return f"Sources last searched: {said}." if said else ""
+
+
 def generate_block(
     corpus: Corpus, tail_headings: list[str], claims: Sequence[ClaimResult] = ()
 ) -> str:
@@ -128,6 +139,8 @@ def generate_block(
         f"audited (corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
         "",
     ]
+    searched = _searched(corpus)
+    lines += [searched, ""] if searched else []
     findings = changed_findings(claims)
     lines += [findings, ""] if findings else []
     lines += [

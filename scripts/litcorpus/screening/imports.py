@@ -126,9 +126,13 @@ def import_search(
     method: str = "database",
     family: str | None = None,
     today: dt.date | None = None,
+    extra: dict[str, Any] | None = None,
+    pages: dict[str, bytes] | None = None,
 ) -> Imported:
     """Log a search whose export RAW (FMT) holds FOUND, and queue its new records; FAMILY is
-    the taxonomy's query family its exclusions will carry."""
+    the taxonomy's query family its exclusions will carry. EXTRA fields join the search's log
+    entry (a saved search's run and window); PAGES (name: answer) are kept in the store with
+    RAW, their manifest."""
     root, tax = corpus.root, corpus.taxonomy
     today = today or dt.date.today()
     family_axis = tax.views.screening.axes.get("family_axis", "")
@@ -208,6 +212,7 @@ def import_search(
     }
     if family:
         fields[family_axis] = family
+    fields.update(extra or {})
     changes = {
         SEARCHES_FILE: _appended(root, searches, search_item(fields), fields),
         QUEUE_FILE: queue.to_bytes(list(new_items.values())),
@@ -216,7 +221,7 @@ def import_search(
     }
     for rel in changes:  # no write through a link: refused before the store is written
         below(root, rel)
-    Store(root).save_search(sid, Path(name).name, raw, abstracts)
+    Store(root).save_search(sid, Path(name).name, raw, abstracts, pages)
     commit_changes(root, changes)
     return result
 

@@ -18,15 +18,27 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root, self.dir = root, root / STORE_DIR
 
-    def save_search(self, sid: str, name: str, raw: bytes, abstracts: dict[str, str]) -> None:
-        """Keep search SID's export and its queued records' abstracts (refused, before
-        anything is written, when the store's path passes through a symbolic link)."""
+    def save_search(
+        self,
+        sid: str,
+        name: str,
+        raw: bytes,
+        abstracts: dict[str, str],
+        pages: dict[str, bytes] | None = None,
+    ) -> None:
+        """Keep search SID's export (or, for a saved search's run, its manifest and PAGES)
+        and its queued records' abstracts (refused, before anything is written, when the
+        store's path passes through a symbolic link)."""
         below(self.root, STORE_DIR)
         self.dir.mkdir(parents=True, exist_ok=True)
         ignore = self.dir / ".gitignore"
         if not ignore.exists():
             write_file(ignore, b"# others' prose: never committed\n*\n")
         write_file(self.dir / f"{sid}.raw", raw)
+        if pages:
+            (self.dir / f"{sid}.pages").mkdir(exist_ok=True)
+            for page, data in pages.items():
+                write_file(self.dir / f"{sid}.pages" / page, data)
         meta = {"search": sid, "file": name, "abstracts": abstracts}
         write_file(self.dir / f"{sid}.json", json.dumps(meta, ensure_ascii=False).encode())
 

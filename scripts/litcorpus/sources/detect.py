@@ -109,6 +109,8 @@ def _json_kind(doc: Any) -> str | None:
             return "semanticscholar"
         if "data" in keys and isinstance(first["data"], list):
             return _json_kind(first["data"]) if first["data"] else "semanticscholar"
+        if keys <= {"total", "offset", "next", "token"} and "total" in keys:
+            return "semanticscholar"  # a search that found nothing: no `data` at all
         if "type" in keys and ({"issued", "container-title", "author", "title"} & keys):
             return "csl-json"
     return None

@@ -133,8 +133,8 @@ def openalex_records(doc: Any, name: str) -> list[Found]:
 
 
 def semanticscholar_records(doc: Any, name: str) -> list[Found]:
-    if isinstance(doc, dict) and "data" in doc:
-        doc = doc["data"]
+    if isinstance(doc, dict) and ("data" in doc or "total" in doc):
+        doc = doc.get("data") or []  # a search page (with nothing found, it has no `data`)
     out = []
     for i, p in enumerate(_objects(doc, name, "Semantic Scholar paper"), 1):
         p = p.get("citedPaper") or p.get("citingPaper") or p  # citation lists wrap papers
