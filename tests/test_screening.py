@@ -695,7 +695,9 @@ def test_the_estimate_of_relevant_records_left_follows_the_queue_not_the_corpus(
 
 def test_no_estimate_before_five_decisions_on_search_results(queued: Path) -> None:
     listed = litcorpus("screen", "list", "--root", str(queued))
-    assert "estimated relevant left: not yet (it needs 5 decisions" in listed.stdout
+    assert "estimated relevant left: not yet (it needs 5 decisions on records of these" in (
+        listed.stdout
+    )
     ids = ids_by_title(queued)
     for title in IRRELEVANT[:5]:
         assert (

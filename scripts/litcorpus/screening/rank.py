@@ -76,7 +76,8 @@ def estimator() -> Any:
 
 CAVEAT = (
     "a model's guess, not a count: the chance each open record is relevant, learnt from the "
-    "corpus and shifted to the share of relevant records among this queue's decisions (the "
+    "corpus and shifted to the share of relevant records among the decisions on records of "
+    "the same searches (the "
     "corpus holds far more relevant records than a search does), summed; the range is where "
     "95% of such sums fall if those chances are right, which a model never quite is"
 )
@@ -176,7 +177,7 @@ def said_estimate(verdict: dict[str, Any]) -> str:
     """The estimate of a verdict as the screen prints it: value, range, and what it is."""
     value, span = verdict["estimated_relevant_left"], verdict["estimated_relevant_left_range"]
     if value is None:
-        return f"not yet (it needs {MIN_QUEUE_DECISIONS} decisions on search results)"
+        return f"not yet (it needs {MIN_QUEUE_DECISIONS} decisions on records of these searches)"
     return f"{value:.1f} (95% range {span[0]:.1f}-{span[1]:.1f}; a model's guess, not a count)"
 
 
@@ -209,7 +210,14 @@ def rank(corpus: Corpus, queue: Queue, abstracts: dict[str, str]) -> Ranked:
     X = vec.fit_transform(texts + [record_text(q, abstracts) for q in open_records])
     train, test = X[: len(texts)], X[len(texts) :]
     y = np.asarray(labels)
-    labelled = [x for x in (_label(q) for q in queue.items.values()) if x is not None]
+    # the share of relevant records among decisions on records of the same searches as the
+    # open ones: a new search's share is its own, not that of searches screened before it
+    searches = {q.data.get("search") for q in open_records}
+    labelled = [
+        x
+        for x in (_label(q) for q in queue.items.values() if q.data.get("search") in searches)
+        if x is not None
+    ]
     if len(labelled) < MIN_QUEUE_DECISIONS:
         return Ranked(_ordered(open_records, train, y, test), streak, threshold, None, screened)
     probs = estimator().fit(train, y).predict_proba(test)[:, 1]

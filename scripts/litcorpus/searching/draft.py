@@ -20,7 +20,7 @@ from ..publish.outputs import commit_changes
 from ..screening.rank import rank
 from ..screening.store import Store
 from ..workflow.add import make_key, render_entry
-from .suggest import Suggester, Suggestion, axes_of, evaluate, train
+from .suggest import Suggester, Suggestion, axes_of, evaluate, rules_of, train
 
 DRAFTS = f"{QUEUE_DIR}/drafts"
 THRESHOLD = 0.5
@@ -50,7 +50,8 @@ def suggester_for(corpus: Corpus) -> tuple[Suggester, list[dict[str, Any]]]:
     axes = axes_of(corpus)
     measured = evaluate(before, after, axes) if before and after else []
     good = {m["axis"] for m in measured if m["suggested"]}
-    return train(papers, [(a, multi) for a, multi in axes if a in good]), measured
+    chosen = [(a, multi) for a, multi in axes if a in good]
+    return train(papers, chosen, rules_of(corpus)), measured
 
 
 def comments(suggestions: list[Suggestion]) -> list[str]:

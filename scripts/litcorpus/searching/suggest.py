@@ -41,6 +41,11 @@ def _labels(value: Any, multi: bool) -> Any:
     return "|".join(sorted(map(str, value))) if isinstance(value, list) else str(value)
 
 
+def rules_of(corpus: Corpus) -> dict[str, dict[str, list[str]]]:
+    """Each paper axis's `only_when` rules, as the taxonomy declares them."""
+    return {a.id: a.only_when for a in corpus.taxonomy.axes.values() if a.only_when}
+
+
 def axes_of(corpus: Corpus) -> list[tuple[str, bool]]:
     """The paper kind's axes a suggestion may fill: (axis id, whether it holds a list)."""
     tax = corpus.taxonomy
@@ -63,6 +68,8 @@ class Suggestion:
 class Suggester:
     vectorizer: Any
     models: dict[str, tuple[Any, bool, list[str]]] = field(default_factory=dict)
+    # the taxonomy's `only_when` rules: an axis suggested only where the others allow it
+    only_when: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def suggest(self, text: str) -> list[Suggestion]:
         """One suggestion per axis the models cover, from TEXT (a title and abstract)."""
@@ -83,7 +90,18 @@ class Suggester:
             scores = np.asarray(S @ _weights(model, best, multi))
             sentence = sentences[int(np.argmax(scores.ravel()))] if len(sentences) else ""
             out.append(Suggestion(axis, chosen, round(confidence, 3), sentence.strip()[:300]))
-        return out
+        said = {s.axis: s.value for s in out}
+        return [s for s in out if _allowed(self.only_when.get(s.axis, {}), said)]
+
+
+def _allowed(rules: dict[str, list[str]], said: dict[str, Any]) -> bool:
+    """Whether the other suggestions meet an axis's `only_when` rules (an axis not suggested
+    meets none)."""
+    return all(
+        bool(set(v if isinstance(v, list) else [v]) & set(allowed))
+        for other, allowed in rules.items()
+        if (v := said.get(other)) is not None
+    ) and all(other in said for other in rules)
 
 
 def _weights(model: Any, k: int, multi: bool) -> Any:
@@ -96,7 +114,11 @@ def _weights(model: Any, k: int, multi: bool) -> Any:
     ).reshape(-1, 1)
 
 
-def train(records: list[Record], axes: list[tuple[str, bool]]) -> Suggester:
+def train(
+    records: list[Record],
+    axes: list[tuple[str, bool]],
+    only_when: dict[str, dict[str, list[str]]] | None = None,
+) -> Suggester:
     """Classifiers for AXES fitted on RECORDS (axes with fewer than two values seen: none)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -105,7 +127,7 @@ def train(records: list[Record], axes: list[tuple[str, bool]]) -> Suggester:
 
     vec = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2, strip_accents="unicode")
     X = vec.fit_transform([_text(r) for r in records])
-    out = Suggester(vec)
+    out = Suggester(vec, only_when=dict(only_when or {}))
     for axis, multi in axes:
         have = [
             (i, r.data[axis]) for i, r in enumerate(records) if r.data.get(axis) not in (None, "")
