@@ -102,6 +102,11 @@ def test_paged_answers_are_imported_as_one_search_per_saved_search(clone: Path) 
     assert hashlib.sha256((store / "S002.raw").read_bytes()).hexdigest() == s2["sha256"]
     page1 = (store / "S002.pages" / "page-001.raw").read_bytes()
     assert hashlib.sha256(page1).hexdigest() == manifest["pages"][0]["sha256"]
+    # replayed without the network: the same records, in the same order
+    from litcorpus.searching.update import replay
+
+    again = replay(clone, "S002")
+    assert len(again) == S2_TOTAL and again[0].ids.get("semanticscholar")
     assert json.loads(litcorpus(clone, {}, "check", "--format", "json").stdout)["ok"]
 
 

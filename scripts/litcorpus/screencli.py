@@ -302,6 +302,11 @@ def update_command(
         f"{counts['logged']} logged, {counts['up-to-date']} up to date, {failed} failed, in "
         f"{done.seconds:.1f} s ({done.politeness:.1f} s of it the APIs' politeness delays)"
     )
+    if done.not_api:
+        click.echo(
+            f"{done.not_api} logged searches are on no API (web pages, paper lists, citation "
+            "chasing) and are not re-run; `litcorpus search add` saves a query on a service"
+        )
     if not done.ok:
         sys.exit(1)
 

@@ -344,6 +344,7 @@ def main() -> None:
         sizes = [int(s) for s in args.rollout_sizes.split(",") if s]
         results["tables"] = bench_tables(args.rollouts, sizes, args.rollout_reps, CACHE)
     subprocess.run([sys.executable, str(HERE / "suggest.py")], check=True)  # tag suggestions
+    subprocess.run([sys.executable, str(HERE / "update.py")], check=True)  # 50 saved searches
     if args.search_records:  # a script of its own, with its own results file
         cmd = [sys.executable, str(HERE / "screening.py"), "--records", str(args.search_records)]
         subprocess.run([*cmd, "--reps", str(args.reps)], check=True)

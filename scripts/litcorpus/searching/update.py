@@ -63,6 +63,7 @@ class Update:
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
     politeness: float = 0.0  # of SECONDS, the time slept between requests as the APIs ask
+    not_api: int = 0  # logged searches of sources no API serves (web pages, lists): not re-run
 
     @property
     def ok(self) -> bool:
@@ -110,6 +111,8 @@ def update(
         if (source is None or s.source == source) and (family is None or s.family == family)
     ]
     out = Update()
+    logged = load_searches(root, today).items.values()
+    out.not_api = sum(1 for x in logged if not x.saved and x.source not in NAMES)
     for s in chosen:
         try:
             out.outcomes.append(_one(root, s, since, until, today, max_pages, clock))
@@ -130,8 +133,7 @@ def _one(
 ) -> Outcome:
     folder = _runs(root) / s.id
     state = _state(folder)
-    with corpus_lock(root):
-        searches = load_searches(root, today)
+    searches = load_searches(root, today)
     if state is not None:  # a run killed before it was logged: finish its window
         window = (
             dt.date.fromisoformat(state["window"][0]),
@@ -213,6 +215,11 @@ def _log(
     }
     raw = json.dumps(manifest, indent=1).encode()
     with corpus_lock(root):
+        logged = load_searches(root, today).items.values()
+        if any(x.saved == s.id and x.window == window for x in logged):
+            raise ServiceError(  # another update logged it meanwhile: never twice
+                "search-refused", f"{s.id} {window[0]}..{window[1]} is logged already"
+            )
         done = import_search(
             load_corpus(root),
             found,
@@ -228,3 +235,22 @@ def _log(
             pages={p["file"]: (folder / p["file"]).read_bytes() for p in state["pages"]},
         )
     return done
+
+
+def replay(root: Path, sid: str) -> list[Found]:
+    """The records of logged search SID (a saved search's run) read again from the pages the
+    store kept, without the network; refused when a page is missing or was changed."""
+    store = below(root, STORE_DIR)
+    try:
+        manifest = json.loads((store / f"{sid}.raw").read_text(encoding="utf-8"))
+        pages = manifest["pages"]
+        source = manifest["source"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CommandError("search-refused", f"{sid}: no stored run to replay ({exc})") from exc
+    found: list[Found] = []
+    for n, page in enumerate(pages, 1):
+        raw = (store / f"{sid}.pages" / str(page["file"])).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != page["sha256"]:
+            raise CommandError("search-refused", f"{sid}: page {n} is not the page fetched")
+        found += records(raw.decode("utf-8"), source, f"{sid} page {n}", allow_empty=True)
+    return found
