@@ -371,6 +371,9 @@ CASES += [
             " records_found: 3, duplicates: 1}\n"),
         edit(root / B, "added: 2026-05-04", "added: 2026-06-02\nsearch: S001")),
      "search-mismatch", "searches.yaml", 2),
+    ("aggregator-page", change("exclusions/E002.yaml", "url: https://docs.example.com/epsilon",
+                               "url: https://papers.example.org/2501.00001v2/similar"),
+     "shared-address", "exclusions/E002.yaml", 4),
     ("saved-search-web-index", write(
         "saved-searches.yaml",
         "saved:\n  - {id: R001, source: openalex, query: agents, from: '2026-07-01'}\n"

@@ -248,4 +248,38 @@ def find_duplicates(corpus: Corpus) -> list[Problem]:
         problems.append(
             _pair_problem(records[b], records[a], f"title {score:.0f}% similar", ("title",))
         )
-    return problems
+    return problems + _shared_addresses(corpus, records, owners)
+
+
+# An arXiv id inside an address (an aggregator's page of a paper: /papers/2511.02303v1/...).
+_ARXIV_IN_URL = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d.])")
+_SHARED_HINT = "give the work's own address: its arXiv, DOI, OpenReview or publisher page"
+
+
+def _shared_addresses(
+    corpus: Corpus, records: list[Record], owners: dict[tuple[str, str], Record]
+) -> list[Problem]:
+    """A record's address that another record already gives, or that names another record's
+    arXiv id: the page it was found on, not the work's own."""
+    out: list[Problem] = []
+    seen: dict[str, Record] = {}
+    for rec in records:
+        url = rec.data.get("url")
+        if not isinstance(url, str) or not url.strip():
+            continue
+        line, col = rec.doc.where(("url",))
+        first = seen.setdefault(url.strip().rstrip("/").lower(), rec)
+        if first is not rec:
+            message = f"gives the address {first.path} gives, for another work"
+            out.append(Problem(rec.path, "shared-address", message, line, col, "url", _SHARED_HINT))
+            continue
+        mine = {i for (s, i) in record_ids(rec, corpus.taxonomy.id_schemes) if s == "arxiv"}
+        for m in _ARXIV_IN_URL.finditer(url):
+            owner = owners.get(("arxiv", m.group(1)))
+            if owner is not None and owner is not rec and m.group(1) not in mine:
+                message = f"its address names arXiv {m.group(1)}, the work of {owner.path}"
+                out.append(
+                    Problem(rec.path, "shared-address", message, line, col, "url", _SHARED_HINT)
+                )
+                break
+    return out

@@ -56,6 +56,7 @@ CODES: dict[str, str] = {
     "duplicate-key": "Two records share a key.",
     "duplicate-id": "Two records share an arXiv id, DOI or other identifier.",
     "near-duplicate-title": "Two records have near-identical titles.",
+    "shared-address": "A record's url is another record's, or names another record's arXiv id.",
     "shared-id": "Two records share an identifier of a shared scheme (a code repository).",
     "retained-and-excluded": "The same work is both a retained entry and an exclusion.",
     "taxonomy-invalid": "taxonomy.yaml is malformed or refers to something undeclared.",
