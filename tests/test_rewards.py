@@ -264,7 +264,7 @@ def test_what_a_trace_cannot_support_is_none_with_its_reason() -> None:
 def test_a_reward_reads_a_trace_once_when_given_its_rollout() -> None:
     r = rewards.read(json.dumps(fan([[[1.0, 2.0]]])))
     assert rewards.read(r) is r
-    with pytest.raises(TypeError, match="a trace is a dict, JSON text or a path"):
+    with pytest.raises(TypeError, match=r"a trace is a dict, JSON text or a path \(a pathlib"):
         rewards.read(3)
 
 
@@ -326,22 +326,26 @@ def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
         ground_truth=["a", "d"],
         extra_info={"index": 0, "num_turns": None},
     )
-    assert score == {"score": 1.0, "supported": 1.0}
+    assert score == {"score": 1.0, "supported": 1.0, "reason": ""}
     score = wrapped_fn(
         data_source="swarm",
         solution_str="",
         ground_truth={"subtasks": ["a"]},
         extra_info={"trace": labelled(["a"], [None], None), "num_turns": 2},
     )
-    assert score == {"score": -1.0, "supported": 0.0}
+    reason = "no-subtask-labels: no spawn carries a subtask label"
+    assert score == {"score": -1.0, "supported": 0.0, "reason": reason}
+    # without `missing`: 0.0, unsupported, never a stopped batch; RewardUnavailable on request
+    unlabelled = {
+        "data_source": "swarm",
+        "solution_str": json.dumps(labelled(["a"], [None], None)),
+        "ground_truth": None,
+        "extra_info": {},
+        "reward": "split_correctness",
+    }
+    assert compute_score(**unlabelled) == {"score": 0.0, "supported": 0.0, "reason": reason}
     with pytest.raises(RewardUnavailable, match="no-subtask-labels"):
-        compute_score(
-            data_source="swarm",
-            solution_str=json.dumps(labelled(["a"], [None], None)),
-            ground_truth=None,
-            extra_info={},
-            reward="split_correctness",
-        )
+        compute_score(**unlabelled, strict=True)
     plain = compute_score(
         data_source="swarm",
         solution_str=json.dumps(fan([[[2.0], [2.0]]])),
@@ -350,4 +354,20 @@ def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
     )
     # critical steps: the decision, two spawns and the aggregate, plus a worker's step and
     # return, then the stop: 4 + 2 + 1
-    assert plain == {"score": 7.0, "supported": 1.0}
+    assert plain == {"score": 7.0, "supported": 1.0, "reason": ""}
+
+
+def test_a_huge_token_count_is_answered_never_raised() -> None:
+    # JSON integers have no size limit and `validate` accepts any count: a total a float holds
+    # is its value; one no 64-bit float holds is None with out-of-range, not an OverflowError
+    trace = fan([[[1.0], [2.0]]])
+    trace["events"][0]["tokens"] = 10**30
+    assert rewards.tokens(trace).value == 1e30
+    trace["events"][0]["tokens"] = 10**400
+    r = rewards.tokens(trace)
+    assert (r.value, r.code) == (None, "out-of-range")
+    assert r.reason == "the tokens total is too large for a 64-bit float"
+    trace["events"][0].pop("tokens")
+    trace["costs"] = {"tokens": 10**400}
+    assert rewards.tokens(trace).code == "out-of-range"
+    assert rewards.all_rewards(trace)["critical_steps"].value is not None  # the rest stand

@@ -197,7 +197,8 @@ def convert(target: str, file: Path, out: Path | None) -> None:
     "--out",
     type=click.Path(path_type=Path),
     default=None,
-    help="A file, or a directory that gets one file per trace.",
+    help="A file, or a directory that gets one file per trace, named for its id (a long id "
+    "cut, with a hash of the whole).",
 )
 def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> None:
     """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses,
@@ -240,6 +241,23 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
     _write(out_file, json.dumps(traces[0], indent=2, ensure_ascii=False) + "\n", "import")
 
 
+MAX_STEM_BYTES = 120  # well under the 255 bytes most file systems allow a name
+
+
+def _file_stem(trace_id: str) -> str:
+    """A file name for TRACE_ID: its letters, digits, dots, dashes and underscores (others as
+    `_`); a longer one than MAX_STEM_BYTES (in UTF-8) is cut and ends with a short hash of the
+    whole id, so that two long ids that share a beginning still differ."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in trace_id)
+    if len(safe.encode()) <= MAX_STEM_BYTES:
+        return safe
+    import hashlib
+
+    digest = hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    cut = safe.encode()[: MAX_STEM_BYTES - len(digest) - 1].decode(errors="ignore")
+    return f"{cut}-{digest}"
+
+
 def _write_traces(out: Path, traces: list[dict[str, Any]]) -> None:
     """One file per trace in folder OUT, which orchtrace replaces whole: it must be empty or
     hold an earlier import's output (see safewrite.paths)."""
@@ -248,7 +266,7 @@ def _write_traces(out: Path, traces: list[dict[str, Any]]) -> None:
 
     files: dict[str, bytes] = {}
     for t in traces:
-        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in t["trace_id"])
+        safe = _file_stem(t["trace_id"])
         name, n = f"{safe}.json", 2
         while name in files:  # two ids that differ only where the file name cannot follow
             name, n = f"{safe}-{n}.json", n + 1

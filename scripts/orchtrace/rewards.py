@@ -1,9 +1,11 @@
 """Orchestration rewards: pure functions of one trace, for a trainer's loop or a run's table.
 
-Reads a trace (JSON text, plain data in our format or the survey artifact's, a file, or a
-`Rollout` already read) and returns `Reward`s: a value, or None with a stable code and a
-reason when the trace cannot support the reward (never a silent 0). A trace is checked and
-replayed once by `read`; pass the `Rollout` to each function to pay that once.
+Reads a trace (JSON text, plain data in our format or the survey artifact's, a file given as
+a `pathlib.Path`, or a `Rollout` already read) and returns `Reward`s: a value, or None with a
+stable code and a reason when the trace cannot support the reward (never a silent 0). A trace
+is checked and replayed once by `read`; pass the `Rollout` to each function to pay that once.
+A string is always JSON text, never a file name: a trainer's completion cannot make `read`
+open a file.
 
 Each function's docstring gives its definition, the survey's reward family it serves (R1-R8,
 see taxonomy.yaml) and its source. The survey is Zhang, "Reinforcement Learning for LLM-based
@@ -12,7 +14,7 @@ orchestration reward names parallelism speedup, split correctness and aggregatio
 Measures shared with `orchtrace metrics` are defined in traces/METRICS.md.
 
     from orchtrace import rewards
-    r = rewards.read(trace)            # dict, JSON text or a path
+    r = rewards.read(trace)            # dict, JSON text (a str is text) or a pathlib.Path
     rewards.critical_steps(r).value    # a float, or None with .code and .reason
     rewards.all_rewards(r)             # {name: Reward}
 """
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .examine import Examined, examine, examine_document
-from .trace import Document, TraceProblem
+from .trace import MAX_BYTES, TraceProblem, from_data, read_inputs
 
 
 class RewardUnavailable(ValueError):
@@ -75,21 +77,32 @@ class Rollout:
         return cls(label, examined.problems, examined.data, examined.measures, examined.replay)
 
 
-def read(trace: Any, label: str = "trace") -> Rollout:
-    """TRACE checked and measured: a Rollout (returned as it is), plain data (a dict), JSON
-    text (str or bytes), or a path to a JSON file holding one trace."""
+def read(trace: Any, label: str = "trace", max_bytes: int | None = None) -> Rollout:
+    """TRACE checked and measured: a Rollout (returned as it is), plain data (a dict, checked
+    as its JSON text would be: NaN and Infinity are errors), JSON text (str or bytes: a str is
+    never taken for a path), or a path given as a `pathlib.Path` (any os.PathLike) to a JSON
+    file holding one trace. Only a regular file of at most MAX_BYTES (the module's, unless
+    given) is read: a pipe, a device, a missing or a larger file is a Rollout whose problem
+    says so (`unreadable`, `too-large`), never a blocked or endless read."""
     if isinstance(trace, Rollout):
         return trace
     if isinstance(trace, dict):
-        return Rollout.of(label, examine_document(Document(label, trace, []), measure=True))
-    if isinstance(trace, str) and not trace.lstrip().startswith("{"):
-        trace = Path(trace)
+        return Rollout.of(label, examine_document(from_data(label, trace), measure=True))
     if isinstance(trace, os.PathLike):
-        path = Path(trace)
-        return Rollout.of(str(path), examine(path.read_bytes(), str(path), measure=True))
+        return _read_file(Path(trace), MAX_BYTES if max_bytes is None else max_bytes)
     if isinstance(trace, str | bytes):
         return Rollout.of(label, examine(trace, label, measure=True))
-    raise TypeError(f"a trace is a dict, JSON text or a path, not {type(trace).__name__}")
+    raise TypeError(
+        f"a trace is a dict, JSON text or a path (a pathlib.Path), not {type(trace).__name__}"
+    )
+
+
+def _read_file(path: Path, max_bytes: int) -> Rollout:
+    """The one trace of the file PATH, or a Rollout holding why it cannot be read."""
+    ((label, text, failed),) = read_inputs(path, max_bytes, lines=False)
+    if failed is not None:
+        return Rollout(failed.label, failed.problems, None, None, None)
+    return Rollout.of(label, examine(text, label, measure=True))
 
 
 RewardFunction = Callable[..., Reward]
@@ -225,13 +238,22 @@ def aggregation_coverage(r: Rollout, name: str) -> Reward:
     return _value(name, m["aggregation_coverage"], "no-aggregate", "the trace has no aggregate")
 
 
-def _total(r: Rollout, cost: str, field: str) -> float | None:
-    """The trace's declared COST total, else its events' FIELD summed; None if neither."""
+def _total(r: Rollout, name: str, cost: str, field: str, code: str, reason: str) -> Reward:
+    """The trace's declared COST total, else its events' FIELD summed; None with CODE if
+    neither, or `out-of-range` for a total that no 64-bit float holds (an integer is legal
+    JSON at any size: a huge count is answered, not raised)."""
     costs = r.data.get("costs") or {}
     if cost in costs:
-        return float(costs[cost])
-    values = [v for v in r.replay.table.field(field) if v is not None]
-    return float(sum(values)) if values else None
+        total = costs[cost]
+    else:
+        values = [v for v in r.replay.table.field(field) if v is not None]
+        if not values:
+            return _none(name, code, reason)
+        total = sum(values)
+    try:
+        return Reward(name, float(total))
+    except OverflowError:
+        return _none(name, "out-of-range", f"the {cost} total is too large for a 64-bit float")
 
 
 @_reward("R1")
@@ -239,14 +261,14 @@ def tokens(r: Rollout, name: str) -> Reward:
     """Tokens: costs.tokens when the trace declares it, else the events' tokens summed.
     Family R1 (a cost term of the shared team reward; the survey's E2 efficiency and cost).
     Source: traces/SCHEMA.md (costs, events[].tokens)."""
-    return _value(name, _total(r, "tokens", "tokens"), "no-tokens", "no tokens are recorded")
+    return _total(r, name, "tokens", "tokens", "no-tokens", "no tokens are recorded")
 
 
 @_reward("R1")
 def cost_usd(r: Rollout, name: str) -> Reward:
     """Cost in US dollars: costs.usd when declared, else the events' cost_usd summed.
     Family R1 (a cost term of the shared team reward; E2). Source: traces/SCHEMA.md."""
-    return _value(name, _total(r, "usd", "cost_usd"), "no-cost", "no cost is recorded")
+    return _total(r, name, "usd", "cost_usd", "no-cost", "no cost is recorded")
 
 
 @_reward("R5")

@@ -1,5 +1,5 @@
 """The `orchtrace table` and `orchtrace query` commands: a run's traces as Parquet tables, and
-SQL over them with DuckDB. Registered in cli.py; the work is runtable.py's."""
+SQL over them with DuckDB. Registered in cli.py; the work is runtable.py's and runquery.py's."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def table(inputs: tuple[str, ...], out: Path, engine: str, jobs: int | None) -> 
     from safewrite.paths import check_file_output
 
     from .runinputs import InputError
-    from .runtable import build, events_path
+    from .runtable import Busy, build, events_path
 
     local = tuple(Path(i) for i in inputs if "://" not in i)
     try:
@@ -58,6 +58,8 @@ def table(inputs: tuple[str, ...], out: Path, engine: str, jobs: int | None) -> 
         summary = build(list(inputs), out, engine, jobs)
     except InputError as exc:
         _fail("table", str(exc), 2)
+    except Busy as exc:
+        _fail("table", str(exc))
     except (OSError, OutputError) as exc:
         _fail("table", str(exc) or f"{type(exc).__name__} while reading the inputs")
     click.echo(
@@ -86,19 +88,20 @@ def _cell(value: Any) -> str:
 )
 def query(table_file: Path, sql: str, fmt: str) -> None:
     """Run SQL over a run table with DuckDB: the traces are the view `run`, the events beside
-    them the view `events`."""
+    them the view `events`. The SQL sees those two and nothing else: no file, folder,
+    extension or network, and no setting that would give them back."""
     import duckdb
+    import pyarrow as pa
 
-    from .runtable import events_path
+    from .runquery import connect
 
     if not table_file.is_file():
         _fail("query", f"{table_file}: no such table", 2)
-    db = duckdb.connect()
     try:
-        db.execute(f"CREATE VIEW run AS SELECT * FROM read_parquet('{_quoted(table_file)}')")
-        if events_path(table_file).is_file():
-            events = _quoted(events_path(table_file))
-            db.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{events}')")
+        db = connect(table_file)
+    except (pa.ArrowException, OSError) as exc:
+        _fail("query", f"{table_file}: not a run table: {str(exc).splitlines()[0]}")
+    try:
         result = db.execute(sql)
         names = [d[0] for d in result.description or []]
         rows = result.fetchall()
@@ -117,7 +120,3 @@ def query(table_file: Path, sql: str, fmt: str) -> None:
     widths = [max(len(row[i]) for row in cells) for i in range(len(names))]
     for row in cells:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-
-
-def _quoted(path: Path) -> str:
-    return str(path).replace("'", "''")

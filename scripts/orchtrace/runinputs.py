@@ -6,7 +6,11 @@ or .zst), globs, files, and URIs that pyarrow's filesystems open (`s3://...`, `g
 stretch of lines of a plain JSON Lines file (cut at line ends, about CHUNK_BYTES each), or a
 run of consecutive single-trace files (compressed JSON Lines files are one chunk each: they
 cannot be read from the middle). A file whose first record is not a trace is read as
-exported spans, as `orchtrace import` reads them.
+exported spans, as `orchtrace import` reads them. What a chunk reads is bounded, so that a
+small compressed file cannot fill a worker's memory: one input may decompress to at most
+MAX_INPUT_BYTES, and the inputs of one chunk (one worker's work at a time) to MAX_CHUNK_BYTES
+together; an input over either is a record with the code `too-large` (the lines read before
+it stay records).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import IO, Any
 import msgspec
 
 CHUNK_BYTES = 4 << 20
+MAX_INPUT_BYTES = 512 << 20  # one input, decompressed: `orchtrace validate`'s default limit
+MAX_CHUNK_BYTES = 1 << 30  # the inputs of one chunk, decompressed, together
 CHUNK_FILES = 256
 LINES = (".jsonl", ".ndjson")
 SUFFIXES = (".json", *LINES, ".pb")
@@ -208,8 +214,51 @@ def _is_trace(text: bytes) -> bool:
         return True
 
 
+class _TooLarge(Exception):
+    """An input that decompresses to more than its limit allows; the message says which."""
+
+
+class _Budget:
+    """The bytes a chunk may still decompress, and the limit of the input being read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_CHUNK_BYTES
+
+    def limit(self) -> int:
+        return min(MAX_INPUT_BYTES, self.left)
+
+    def spend(self, n: int, limit: int) -> None:
+        """Counts N bytes read against LIMIT (from `limit()`); raises _TooLarge past it."""
+        if n > limit:
+            if limit < MAX_INPUT_BYTES:
+                raise _TooLarge(
+                    f"the chunk's inputs decompress to more than {MAX_CHUNK_BYTES:,} bytes "
+                    "together, the limit for one worker (runinputs.MAX_CHUNK_BYTES)"
+                )
+            raise _TooLarge(
+                f"decompresses to more than {MAX_INPUT_BYTES:,} bytes, the limit for one "
+                "input (runinputs.MAX_INPUT_BYTES); split it into smaller files"
+            )
+
+    def read(self, f: IO[bytes]) -> bytes:
+        limit = self.limit()
+        text = f.read(limit + 1)  # never more than one byte past the limit
+        self.spend(len(text), limit)
+        self.left -= len(text)
+        return text
+
+    def lines(self, f: IO[bytes]) -> Iterator[bytes]:
+        limit, read = self.limit(), 0
+        while line := f.readline(limit - read + 1):  # a line without an end stops there too
+            read += len(line)
+            self.spend(read, limit)
+            self.left -= len(line)
+            yield line
+
+
 def records(chunk: Chunk) -> Iterator[Record]:
     """The records of CHUNK, in order."""
+    budget = _Budget()
     for name in chunk.files:
         try:
             with _open(name) as raw:
@@ -221,11 +270,13 @@ def records(chunk: Chunk) -> Iterator[Record]:
                 with _decompressed(name, raw) as f:
                     inner = _inner(name)
                     if inner.endswith(LINES):
-                        yield from _lines(name, f, 1)
+                        yield from _lines(name, budget.lines(f), 1)
                     else:
-                        text = f.read()
+                        text = budget.read(f)
                         trace = not inner.endswith(".pb") and _is_trace(text)
                         yield Record(name, text, spans=not trace)
+        except _TooLarge as exc:
+            yield Record(name, failed=("too-large", str(exc)))
         except OSError as exc:
             yield Record(name, failed=("unreadable", exc.strerror or str(exc)))
         except Exception as exc:  # a corrupt archive (gzip, zstd): the file, not the run
@@ -234,16 +285,17 @@ def records(chunk: Chunk) -> Iterator[Record]:
 
 def _lines(name: str, lines: Any, first: int) -> Iterator[Record]:
     """JSON Lines of traces, one record each; a file whose first record is not a trace is
-    exported spans (the Collector's file exporter writes JSON Lines), read whole."""
+    exported spans (the Collector's file exporter writes JSON Lines), read whole, every line
+    in its place (so that an error names the line of the file)."""
     held: list[bytes] = []
     for n, line in enumerate(lines, first):
+        if held:
+            held.append(line.removesuffix(b"\n"))
+            continue
         if not line.strip():
             continue
-        if not held and n == 1 and not _is_trace(line):
-            held.append(line)
-            continue
-        if held:
-            held.append(line)
+        if n == 1 and not _is_trace(line):
+            held.append(line.removesuffix(b"\n"))
             continue
         yield Record(f"{name}:{n}", line)
     if held:

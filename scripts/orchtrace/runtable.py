@@ -5,10 +5,13 @@ Reads the inputs that runinputs.py finds; writes OUT (the traces) and OUT's `.ev
 beside it. Each chunk of work is checked, measured and written to a part file (Arrow IPC) in a
 hidden folder beside OUT as soon as it is done; the parts are joined into the two Parquet files
 at the end, one part at a time, and the folder removed. A killed run, started again with the
-same inputs, redoes only the chunks that have no part. A trace that cannot be read or has
-errors is a row with its problem codes and no measures, never a stopped run. The chunks run in
-worker processes on one machine, or as a Ray Data pipeline (`engine="ray"`, the `cluster`
-extra): the same function makes the same parts either way.
+same inputs, redoes only the chunks that have no part; one run at a time writes OUT (a second
+is refused: `Busy`). A trace that cannot be read or has errors is a row with its problem codes,
+the first problem's message and no measures, never a stopped run: a value that a column's
+type cannot hold (text where a number belongs, an integer beyond 64 bits) is null in its cell,
+and a trace that orchtrace itself fails on is a row with the code `internal-error`. The
+chunks run in worker processes on one machine, or as a Ray Data pipeline (`engine="ray"`, the
+`cluster` extra): the same function makes the same parts either way.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import json
 import multiprocessing
 import os
 import shutil
+import sys
+import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -33,8 +39,10 @@ from . import batch
 from .examine import examine
 from .rewards import FAMILIES, REWARDS, Rollout, all_rewards, read
 from .runinputs import Chunk, Record, expand, plan, records
+from .trace import TraceProblem
 
 F64, I64, STR, BOOL = pa.float64(), pa.int64(), pa.string(), pa.bool_()
+BATCH_BYTES = 16 << 20  # the most text of traces a worker reads together (batch.py)
 REWARD_COLUMNS = list(REWARDS)
 # name, type, meaning: the README's schema tables are checked against these
 TRACE_COLUMNS: list[tuple[str, pa.DataType, str]] = [
@@ -45,6 +53,7 @@ TRACE_COLUMNS: list[tuple[str, pa.DataType, str]] = [
     ("topology", STR, "its topology"),
     ("ok", BOOL, "no errors: measured and rewarded"),
     ("problems", pa.list_(STR), "problem codes, errors and warnings (traces/SCHEMA.md)"),
+    ("message", STR, "the first problem's message (errors first): where, and what"),
     ("errors", I64, "problems that are errors"),
     ("warnings", I64, "problems that are warnings"),
     ("events", I64, "events"),
@@ -104,8 +113,21 @@ def _get(data: Any, *keys: str) -> Any:
     return data
 
 
-def _rollouts(record: Record) -> Iterator[tuple[str, Rollout | None, tuple[str, str] | None]]:
-    """(source, rollout) for each trace of RECORD, or (source, None, (code, message))."""
+Failure = tuple[str, str]  # a row's problem code and message, for a trace without a rollout
+Item = tuple[str, Rollout | None, Failure | None]
+
+
+def _internal(exc: Exception) -> Failure:
+    """What a trace that orchtrace fails on says in its row: the error, and where it arose."""
+    if isinstance(exc, MemoryError):
+        raise exc
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    where = f"{Path(frame.filename).name}, line {frame.lineno}"
+    return "internal-error", f"{type(exc).__name__}: {exc} ({where}); please report it"
+
+
+def _rollouts(record: Record) -> Iterator[Item]:
+    """(source, rollout, None) for each trace of RECORD, or (source, None, (code, message))."""
     if record.failed is not None:
         yield record.label, None, record.failed
     elif record.spans:
@@ -125,16 +147,68 @@ def _rollouts(record: Record) -> Iterator[tuple[str, Rollout | None, tuple[str, 
         yield record.label, Rollout.of(record.label, examine(record.text, record.label, True)), None
 
 
+def _guarded(record: Record) -> list[Item]:
+    """The items of RECORD; one that orchtrace fails on is a row that says so."""
+    try:
+        return list(_rollouts(record))
+    except Exception as exc:
+        return [(record.label, None, _internal(exc))]
+
+
+def _batched(lines: list[tuple[str, bytes]]) -> list[Item]:
+    """The items of LINES read together (batch.py); if that fails, each alone."""
+    try:
+        return [(r.label, r, None) for r in batch.rollouts(lines)]
+    except Exception:
+        return [i for label, text in lines for i in _guarded(Record(label, text))]
+
+
 class _Columns(dict[str, list[Any]]):
     def __init__(self, schema: pa.Schema) -> None:
         super().__init__((name, []) for name in schema.names)
         self.schema = schema
 
     def table(self) -> pa.Table:
-        return pa.Table.from_pydict(dict(self), schema=self.schema)
+        try:
+            return pa.Table.from_pydict(dict(self), schema=self.schema)
+        except (ValueError, TypeError, OverflowError):  # a cell its type cannot hold
+            arrays = [_fitted(self[f.name], f.type) for f in self.schema]
+            return pa.Table.from_arrays(arrays, schema=self.schema)
 
 
-def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> None:
+def _fitted(values: list[Any], kind: pa.DataType) -> pa.Array:
+    """VALUES as an array of KIND, each value that KIND cannot hold made null."""
+    try:
+        return pa.array(values, type=kind)
+    except (ValueError, TypeError, OverflowError):
+        return pa.array([_fit(v, kind) for v in values], type=kind)
+
+
+def _fit(value: Any, kind: pa.DataType) -> Any:
+    """VALUE if a cell of KIND holds it (a number for a float, an integer within 64 bits...)."""
+    if value is None:
+        return None
+    if pa.types.is_map(kind):
+        pairs = value.items() if isinstance(value, dict) else value
+        kept = [(k, _fit(v, kind.item_type)) for k, v in pairs if isinstance(k, str)]
+        return [(k, v) for k, v in kept if v is not None]
+    if pa.types.is_list(kind):
+        return [_fit(v, kind.value_type) for v in value] if isinstance(value, list) else None
+    if isinstance(value, bool) or pa.types.is_boolean(kind):
+        return value if isinstance(value, bool) and pa.types.is_boolean(kind) else None
+    if pa.types.is_string(kind):
+        return value if isinstance(value, str) else None
+    if pa.types.is_integer(kind):
+        return value if isinstance(value, int) and -(2**63) <= value < 2**63 else None
+    if isinstance(value, int | float):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return None
+
+
+def _trace_row(source: str, r: Rollout | None, failed: Failure | None) -> dict[str, Any]:
     data = r.data if r is not None else None
     m = r.measures if r is not None else None
     problems = r.problems if r is not None else []
@@ -143,7 +217,8 @@ def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> N
     recorded = {
         f"{u}/{c}": v for u, ch in (m or {}).get("rewards", {}).items() for c, v in ch.items()
     }
-    reported = _get(data, "metrics") or {}
+    reported = _get(data, "metrics")
+    reported = reported if hasattr(reported, "items") else {}
     values = all_rewards(r) if r is not None and r.ok else {}
     kinds = r.replay.table.kinds if r is not None and m is not None else {}
     row: dict[str, Any] = {
@@ -154,6 +229,7 @@ def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> N
         "topology": _get(data, "topology"),
         "ok": m is not None,
         "problems": codes,
+        "message": failed[1] if failed else _first_message(problems),
         "errors": errors,
         "warnings": len(problems) + (1 if failed else 0) - errors,
         "events": m and m["events"],
@@ -170,13 +246,20 @@ def _trace_row(rows: _Columns, source: str, r: Rollout | None, failed: Any) -> N
         "task_success": reported.get("task_success"),
         "recorded_reward": sum(recorded.values()) if recorded else None,
         "recorded_rewards": list(recorded.items()),
-        "reported_metrics": list(dict(reported).items()),
+        "reported_metrics": list(reported.items()),
         "unavailable": [(k, v.code) for k, v in values.items() if v.value is None],
     }
     for name in REWARD_COLUMNS:
         row[name] = values[name].value if name in values else None
-    for name, value in row.items():
-        rows[name].append(value)
+    return row
+
+
+def _first_message(problems: list[TraceProblem]) -> str | None:
+    """The first error's message, else the first warning's, with the JSON path it concerns."""
+    if not problems:
+        return None
+    first = next((p for p in problems if p.severity == "error"), problems[0])
+    return first.message if first.pointer == "$" else f"{first.pointer}: {first.message}"
 
 
 def _event_columns(r: Rollout) -> dict[str, list[Any]]:
@@ -199,8 +282,7 @@ def _event_columns(r: Rollout) -> dict[str, list[Any]]:
     return columns
 
 
-def _event_rows(rows: _Columns, source: str, r: Rollout) -> None:
-    columns = _event_columns(r)
+def _event_rows(rows: _Columns, source: str, r: Rollout, columns: dict[str, list[Any]]) -> None:
     n = len(columns["id"])
     rows["source"] += [source] * n
     rows["trace_id"] += [_get(r.data, "trace_id")] * n
@@ -209,29 +291,39 @@ def _event_rows(rows: _Columns, source: str, r: Rollout) -> None:
         rows[name] += values
 
 
-def _chunk_rollouts(
-    chunk: Chunk, batched: bool
-) -> Iterator[tuple[str, Rollout | None, tuple[str, str] | None]]:
+def _chunk_rollouts(chunk: Chunk, batched: bool) -> Iterator[Item]:
     """(source, rollout, failure) of each trace of CHUNK, in order; the lines of traces read
-    together (batch.py) when BATCHED, else one by one."""
+    together (batch.py), up to BATCH_BYTES at a time, when BATCHED, else one by one."""
     lines: list[tuple[str, bytes]] = []
+    held = 0
     for record in records(chunk):
         if batched and record.failed is None and not record.spans:
             lines.append((record.label, record.text))
+            held += len(record.text)
+            if held >= BATCH_BYTES:
+                yield from _batched(lines)
+                lines, held = [], 0
             continue
-        yield from ((r.label, r, None) for r in batch.rollouts(lines))
-        lines = []
-        yield from _rollouts(record)
-    yield from ((r.label, r, None) for r in batch.rollouts(lines))
+        yield from _batched(lines)
+        lines, held = [], 0
+        yield from _guarded(record)
+    yield from _batched(lines)
 
 
 def chunk_tables(chunk: Chunk, batched: bool = True) -> tuple[pa.Table, pa.Table]:
     """The traces and events tables of CHUNK (the same whether BATCHED or not)."""
     traces, events = _Columns(TRACE_SCHEMA), _Columns(EVENT_SCHEMA)
     for source, rollout, failed in _chunk_rollouts(chunk, batched):
-        _trace_row(traces, source, rollout, failed)
-        if rollout is not None and rollout.ok:
-            _event_rows(events, source, rollout)
+        try:
+            ok = rollout is not None and rollout.ok
+            columns = _event_columns(rollout) if rollout is not None and ok else None
+            row = _trace_row(source, rollout, failed)
+        except Exception as exc:
+            columns, row = None, _trace_row(source, None, _internal(exc))
+        for name, value in row.items():
+            traces[name].append(value)
+        if rollout is not None and columns is not None:
+            _event_rows(events, source, rollout, columns)
     return traces.table(), events.table()
 
 
@@ -271,14 +363,42 @@ class Summary:
     resumed: int  # chunks a killed run had done already
 
 
+class Busy(Exception):
+    """Another run is writing the same table (it holds the lock of the parts folder)."""
+
+
+@contextmanager
+def _claimed(parts: Path, out: Path) -> Iterator[None]:
+    """Holds the lock of the folder PARTS (made if missing) while the run writes OUT: a second
+    run on the same output would share and break the folder, so it raises Busy. The lock is
+    the kernel's (flock, on the folder itself, which the run removes only when done): a killed
+    run leaves none behind. A file system without locks gets none."""
+    parts.mkdir(exist_ok=True)
+    fd = os.open(parts, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        if sys.platform != "win32":
+            import fcntl
+
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Busy(f"another run is writing {out}; wait for it, or stop it") from None
+            except OSError:
+                pass  # no locks on this file system (some network ones): run without
+        yield
+    finally:
+        os.close(fd)
+
+
 def _prepare(parts: Path, digest: str) -> None:
     """PARTS holding this plan's parts, or empty for it: parts of another plan (other inputs,
     or changed files) are removed, and nothing else that is in it."""
     stamp = parts / "plan.json"
     if parts.exists():
         if not stamp.exists():
-            raise FileExistsError(f"{parts} exists and was not made by orchtrace table")
-        if json.loads(stamp.read_text())["plan"] == digest:
+            if any(parts.iterdir()):
+                raise FileExistsError(f"{parts} exists and was not made by orchtrace table")
+        elif json.loads(stamp.read_text())["plan"] == digest:
             return
         for f in parts.glob("*.arrow"):
             f.unlink()
@@ -381,21 +501,22 @@ def build(
     docstring); PROGRESS, when given, hears (chunks done, chunks) as chunks finish."""
     chunks, digest = plan(expand(inputs))
     parts = parts_dir(out)
-    _prepare(parts, digest)
-    pending = [
-        (i, c) for i, c in enumerate(chunks) if not (parts / f"{i:06d}.traces.arrow").exists()
-    ]
-    resumed = len(chunks) - len(pending)
-    done = resumed
-    for _ in ENGINES[engine](parts, pending, jobs or os.cpu_count() or 1):
-        done += 1
-        if progress is not None:
-            progress(done, len(chunks))
-    from safewrite.files import writing
+    with _claimed(parts, out):
+        _prepare(parts, digest)
+        pending = [
+            (i, c) for i, c in enumerate(chunks) if not (parts / f"{i:06d}.traces.arrow").exists()
+        ]
+        resumed = len(chunks) - len(pending)
+        done = resumed
+        for _ in ENGINES[engine](parts, pending, jobs or os.cpu_count() or 1):
+            done += 1
+            if progress is not None:
+                progress(done, len(chunks))
+        from safewrite.files import writing
 
-    # both written beside their targets, then renamed one after the other
-    with writing(events_path(out)) as events, writing(out) as traces:
-        _join(parts, "events", EVENT_SCHEMA, events, chunks)
-        ok = _join(parts, "traces", TRACE_SCHEMA, traces, chunks)
-    shutil.rmtree(parts)
+        # both written beside their targets, then renamed one after the other
+        with writing(events_path(out)) as events, writing(out) as traces:
+            _join(parts, "events", EVENT_SCHEMA, events, chunks)
+            ok = _join(parts, "traces", TRACE_SCHEMA, traces, chunks)
+        shutil.rmtree(parts)
     return Summary(len(ok), ok.count(False), len(chunks), resumed)

@@ -478,6 +478,27 @@ def _stream(text: bytes) -> list[Any]:
         docs.append(doc)
 
 
+class _LineError(Exception):
+    """A line of JSON Lines that is not JSON, named by its number; AFTER_FIRST when a line
+    before it did read."""
+
+    def __init__(self, message: str, after_first: bool) -> None:
+        super().__init__(message)
+        self.after_first = after_first
+
+
+def _json_lines(data: bytes) -> list[Any]:
+    docs = []
+    for n, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(loads(line))
+        except json.JSONDecodeError as exc:
+            raise _LineError(f"line {n}, column {exc.colno}: {exc.msg}", bool(docs)) from None
+    return docs
+
+
 def read_spans(data: bytes) -> list[Span]:
     """The spans of an export: JSON, JSON Lines, JSON records one after another, or OTLP
     protobuf; UTF-8, or UTF-16 with a byte order mark."""
@@ -492,13 +513,16 @@ def read_spans(data: bytes) -> list[Span]:
                 docs = [loads(data)]
             except json.JSONDecodeError as whole:
                 try:
-                    docs = [loads(line) for line in data.splitlines() if line.strip()]
-                except json.JSONDecodeError:
+                    docs = _json_lines(data)
+                except _LineError as broken:
                     unit = "record"
                     try:
                         docs = _stream(data)
                     except json.JSONDecodeError:
-                        raise whole from None
+                        if not broken.after_first:
+                            raise whole from None
+                        # JSON Lines whose first line reads: the line that does not is the news
+                        raise ImportError_(f"not JSON Lines: {broken}") from None
         except json.JSONDecodeError as exc:
             raise ImportError_(f"not JSON or JSON Lines: {exc}") from exc
         except UnicodeDecodeError as exc:

@@ -203,6 +203,24 @@ def _plain(text: bytes | str, label: str) -> Document:
     return Document(label, data, problems, detect(data))
 
 
+def from_data(label: str, data: Any) -> Document:
+    """DATA made in Python (a dict, not text) as a Document with the problems its text would
+    have: NaN and Infinity at any depth, each with its path, as `parse` reports them (a dict
+    does not pass through a JSON reader that would catch them)."""
+    try:  # a C-speed pass finds the common case, a clean trace, without a walk in Python
+        json.dumps(data, allow_nan=False, skipkeys=True, default=lambda _: None)
+    except ValueError as exc:
+        if "Circular" in str(exc):
+            return _problem(label, "malformed-json", "a value contains itself: JSON cannot hold it")
+        paths: list[str] = []
+        non_finite(data, "$", paths)
+        problems = [TraceProblem(label, p, "non-finite", NON_FINITE) for p in sorted(paths)]
+        return Document(label, data, problems)
+    except RecursionError:
+        return _problem(label, "malformed-json", "nested too deeply to read")
+    return Document(label, data, [])
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"

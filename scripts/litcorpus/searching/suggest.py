@@ -20,7 +20,6 @@ import numpy as np
 
 from ..model.corpus import Corpus, Record
 
-SKIPPED = frozenset({"verified", "is_core"})  # a judgment of the curators, not of the text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -47,13 +46,10 @@ def rules_of(corpus: Corpus) -> dict[str, dict[str, list[str]]]:
 
 
 def axes_of(corpus: Corpus) -> list[tuple[str, bool]]:
-    """The paper kind's axes a suggestion may fill: (axis id, whether it holds a list)."""
-    tax = corpus.taxonomy
-    return [
-        (a.id, a.multi)
-        for a in tax.axes.values()
-        if a.applies_to == "paper" and a.id not in SKIPPED
-    ]
+    """The paper kind's axes a suggestion may fill: (axis id, whether it holds a list); an
+    axis the text cannot tell (a curator's judgment) is dropped by `evaluate`, as it does not
+    beat its baseline."""
+    return [(a.id, a.multi) for a in corpus.taxonomy.axes.values() if a.applies_to == "paper"]
 
 
 @dataclass(slots=True)
