@@ -15,6 +15,7 @@ import click
 
 from .cli import resolve_root, root_option
 
+SERVICES = ("arxiv", "openalex", "semanticscholar", "crossref")  # as model.saved names them
 SHOWN = 50  # merges listed on the terminal; duplicates.jsonl keeps every one
 FORMATS = (
     "arxiv",
@@ -209,7 +210,7 @@ def run_command(
 @root_option
 @click.option(
     "--source",
-    type=click.Choice(["arxiv", "openalex", "semanticscholar", "crossref"]),
+    type=click.Choice(SERVICES),
     required=True,
     help="The service whose API re-runs it.",
 )
@@ -226,14 +227,13 @@ def add_command(
 
     from .model.corpus import load_corpus
     from .model.errors import CommandError
+    from .model.saved import query_families
     from .publish.outputs import corpus_lock
     from .searching.define import add_saved
 
     root = resolve_root(root)
     day = _day(start, "--from")
-    tax = load_corpus(root).taxonomy
-    axis = tax.views.screening.axes.get("family_axis", "")
-    families = [v.id for v in tax.axes[axis].values] if axis in tax.axes else []
+    families = query_families(load_corpus(root).taxonomy)
     try:
         with corpus_lock(root):
             saved = add_saved(root, source, query, family, day, families)
@@ -246,7 +246,7 @@ def add_command(
 @root_option
 @click.option(
     "--source",
-    type=click.Choice(["arxiv", "openalex", "semanticscholar", "crossref"]),
+    type=click.Choice(SERVICES),
     default=None,
     help="Only the saved searches of this service.",
 )

@@ -21,7 +21,7 @@ from ..model.corpus import Corpus, load_corpus
 from ..model.problems import Problem, Report
 from ..model.queue import load_queue
 from ..model.releases import resolve
-from ..model.saved import SAVED_FILE, load_saved
+from ..model.saved import SAVED_FILE, load_saved, query_families
 from ..model.searches import SEARCHES_FILE, Searches, last_searched, load_searches
 from ..progress import Progress
 from .agreement import agreement
@@ -131,11 +131,7 @@ def check(
 
 def saved_problems(corpus: Corpus, searches: Searches) -> list[Problem]:
     """saved-searches.yaml's own problems, and a logged run of a saved search it lacks."""
-    axis = corpus.taxonomy.views.screening.axes.get("family_axis", "")
-    families = (
-        [v.id for v in corpus.taxonomy.axes[axis].values] if axis in corpus.taxonomy.axes else []
-    )
-    saved = load_saved(corpus.root, families)
+    saved = load_saved(corpus.root, query_families(corpus.taxonomy))
     out = list(saved.problems)
     for s in searches.items.values():
         if s.saved and s.saved not in saved.items and not saved.problems:

@@ -18,6 +18,7 @@ from pathlib import Path
 from .problems import Problem
 from .searches import Searches
 from .sections import Section, text_problems
+from .taxonomy import Taxonomy
 from .text import parse_day
 from .yamlio import Document, read_document
 
@@ -31,6 +32,12 @@ HEADER = (
     "# `litcorpus search add` appends one; the query is in the service's own syntax.\n"
     "saved:\n"
 )
+
+
+def query_families(tax: Taxonomy) -> list[str]:
+    """The query families a search may name: the values of the screening view's family axis."""
+    axis = tax.views.screening.axes.get("family_axis", "")
+    return [v.id for v in tax.axes[axis].values] if axis in tax.axes else []
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..model.corpus import Corpus
 from ..model.queue import load_queue
-from ..model.saved import load_saved
+from ..model.saved import load_saved, query_families
 from ..model.searches import load_searches
 from ..publish.escape import md_text
 from ..screening.rank import rank, said_estimate
@@ -28,10 +28,8 @@ def report(corpus: Corpus, today: dt.date | None = None) -> str:
 
     today = today or dt.date.today()
     root, tax = corpus.root, corpus.taxonomy
-    axis = tax.views.screening.axes.get("family_axis", "")
-    families = [v.id for v in tax.axes[axis].values] if axis in tax.axes else []
-    saved = load_saved(root, families)
-    searches = load_searches(root, today, axis)
+    saved = load_saved(root, query_families(tax))
+    searches = load_searches(root, today, tax.views.screening.axes.get("family_axis", ""))
     runs = [s for s in searches.items.values() if s.saved]
     last = max((s.date_run for s in runs), default=None)
     lines = ["## Saved searches", ""]

@@ -28,7 +28,7 @@ from safewrite.paths import below
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.queue import STORE_DIR
-from ..model.saved import Saved, load_saved, next_window
+from ..model.saved import Saved, load_saved, next_window, query_families
 from ..model.searches import load_searches
 from ..publish.outputs import corpus_lock
 from ..screening.imports import Imported, import_search
@@ -99,9 +99,7 @@ def update(
     today = dt.date.today()
     until = min(until or today, today)
     clock = clock or Clock()
-    axis = tax.views.screening.axes.get("family_axis", "")
-    families = [v.id for v in tax.axes[axis].values] if axis in tax.axes else []
-    saved = load_saved(root, families)
+    saved = load_saved(root, query_families(tax))
     if saved.problems:
         p = saved.problems[0]
         raise CommandError("search-refused", f"{p.path}:{p.line or 1}: {p.message}", p.hint)
