@@ -102,8 +102,10 @@ def test_critical_path_makespan_and_work_are_in_order(data: bytes) -> None:
     examined = examine(json.dumps(trace), "t", measure=True)
     m = examined.measures
     assert m is not None
-    # no edge of the import claims an order its times break
+    # no edge of the import claims an order its times break, and none is given twice
     assert not [p.text() for p in examined.problems if p.code == "starts-before-source-ends"]
+    keys = [(e["source"], e["target"], e["type"]) for e in trace["edges"]]
+    assert len(keys) == len(set(keys)), keys
     tolerance = 2e-4  # the measures are rounded to 4 places
     if not trace["events"]:  # an agent span of no length, alone
         return
@@ -116,3 +118,22 @@ def test_critical_path_makespan_and_work_are_in_order(data: bytes) -> None:
     if not _overlap(trace["events"]):
         assert abs(m["observed_speedup"] - 1) <= tolerance, trace["events"]
         assert abs(m["ideal_speedup"] - 1) <= tolerance, trace["events"]
+
+
+def test_no_real_export_imports_an_edge_twice() -> None:
+    """Every export other projects committed (tests/fixtures/traces/exports) imports with each
+    dependency once: the same source, target and type were given twice before."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "fixtures" / "traces" / "exports"
+    checked = 0
+    for path in sorted(folder.glob("*.json*")) + sorted(folder.glob("*.pb")):
+        try:
+            traces, _ = import_traces(path.read_bytes(), folder=folder)
+        except Exception:  # an export refused whole is another test's business
+            continue
+        for trace in traces:
+            keys = [(e["source"], e["target"], e["type"]) for e in trace["edges"]]
+            assert len(keys) == len(set(keys)), path.name
+            checked += 1
+    assert checked >= 20

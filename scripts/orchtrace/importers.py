@@ -441,6 +441,19 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         "trace_id": trace_id or f"imported-{roots[0].span_id}",
         "agents": list(agents.values()),
         "events": events,
-        "edges": edges,
+        "edges": _distinct(edges),
         "costs": {**counted, "wall_clock_s": round(wall, 9)},
     }
+
+
+def _distinct(edges: list[dict[str, str]]) -> list[dict[str, str]]:
+    """EDGES without repeats: a dependency found twice (a return that is also the temporal
+    neighbour of the event it unblocks) is one edge, kept where it was first found."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for e in edges:
+        key = (e["source"], e["target"], e["type"])
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
