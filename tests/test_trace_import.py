@@ -201,26 +201,20 @@ def test_vercel_ai_sdk_spans_from_opentelemetry_js() -> None:
 
 def test_langfuse_trace_of_openinference_agents() -> None:
     # OpenAI Agents SDK through OpenInference, exported by Langfuse (its attributes kept as
-    # strings). From 09:03:59.962: AGENT "Agent workflow" (no name attribute: its span name;
-    # span e5a76f27f51ad40e, kept on the agent though no event is its) 0-2.19 s holds AGENT
-    # "Hello world" (graph.node.id) 0-2.19 s, a spawn and a return, so the workflow has no
-    # time of its own. Under "Hello world": LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70),
-    # TOOL get_weather at 1.038 s (no call id: the span id), LLM 1.039-2.189 s (85 + 29 =
-    # 114); the agent's own time is what they leave, 0-0.001, 1.037-1.038, 1.038-1.039 and
-    # 2.189-2.19 s. W = 2.19 s, all one chain: S = makespan = 2.19 s, speedups 1.
+    # strings). From 09:03:59.962: AGENT "Agent workflow" (span e5a76f27f51ad40e) 0-2.19 s has
+    # one child, AGENT "Hello world" (graph.node.id, span d950b668796240b5) 0-2.19 s, and no
+    # work of its own: a wrapper, so the run is one agent, not one spawning another (it was
+    # read as a spawn, which paid a spawning reward to every single-agent rollout). Under
+    # "Hello world": LLM 0.001-1.037 s (llm.token_count 55 + 15 = 70), TOOL get_weather at
+    # 1.038 s (no call id: the span id), LLM 1.039-2.189 s (85 + 29 = 114); the agent's own
+    # time is what they leave, 0-0.001, 1.037-1.038, 1.038-1.039 and 2.189-2.19 s. W = 2.19
+    # s, all one chain: S = makespan = 2.19 s, speedups 1.
     (trace,), note = imported((EXPORTS / "langfuse-openai-agents.json").read_bytes())
     assert note == "" and trace["trace_id"] == "fee618f96dc31e0ca38b2f7b26eb8b29"
     assert trace["agents"] == [
-        {"id": "Agent workflow", "role": "agent", "span_id": "e5a76f27f51ad40e"},
-        {
-            "id": "Hello world",
-            "role": "agent",
-            "span_id": "d950b668796240b5",
-            "parent": "Agent workflow",
-        },
+        {"id": "Hello world", "role": "agent", "span_id": "d950b668796240b5"}
     ]
     assert events_of(trace) == [
-        ("spawn", "Agent workflow", 0.0, 0.0, None),
         ("step", "Hello world", 0.0, 0.001, None),
         ("step", "Hello world", 0.001, 1.037, 70),
         ("step", "Hello world", 1.037, 1.038, None),
@@ -229,7 +223,6 @@ def test_langfuse_trace_of_openinference_agents() -> None:
         ("step", "Hello world", 1.038, 1.039, None),
         ("step", "Hello world", 1.039, 2.189, 114),
         ("step", "Hello world", 2.189, 2.19, None),
-        ("return", "Hello world", 2.19, 2.19, None),
     ]
     # Langfuse's cost details of the two generations: 0.00023 for the first (55 + 15 tokens),
     # 0.000402 for the second (85 + 29): 0.000632 USD
@@ -248,7 +241,11 @@ def test_langfuse_trace_of_openinference_agents() -> None:
         2.19,
         1.0,
     )
-    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (2, 1, 1, 1.0)
+    # one agent: nothing spawned, no depth, and no finish rate to speak of
+    assert (m["agents"], m["spawned_agents"], m["spawn_depth"], m["finish_rate"]) == (
+        1, 0, 0, None,
+    )  # fmt: skip
+    assert m["peak_concurrency"] == 1
 
 
 def test_langfuse_trace_of_google_adk() -> None:

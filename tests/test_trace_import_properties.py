@@ -120,9 +120,21 @@ def test_critical_path_makespan_and_work_are_in_order(data: bytes) -> None:
         assert abs(m["ideal_speedup"] - 1) <= tolerance, trace["events"]
 
 
-def test_no_real_export_imports_an_edge_twice() -> None:
+def _wrappers(trace: dict[str, Any]) -> list[str]:
+    """Agents with no work of their own that only spawn one other agent: wrappers read as
+    orchestrators."""
+    own = {e["agent"] for e in trace["events"] if e["type"] not in ("spawn", "return")}
+    children: dict[str, list[str]] = {}
+    for a in trace["agents"]:
+        if a.get("parent"):
+            children.setdefault(a["parent"], []).append(a["id"])
+    return [a for a, kids in children.items() if len(kids) == 1 and a not in own]
+
+
+def test_no_real_export_imports_an_edge_twice_or_a_wrapper() -> None:
     """Every export other projects committed (tests/fixtures/traces/exports) imports with each
-    dependency once: the same source, target and type were given twice before."""
+    dependency once (the same source, target and type were given twice before) and no agent
+    that only wraps another (the OpenAI Agents SDK's "Agent workflow" was read as spawning)."""
     from pathlib import Path
 
     folder = Path(__file__).parent / "fixtures" / "traces" / "exports"
@@ -135,5 +147,6 @@ def test_no_real_export_imports_an_edge_twice() -> None:
         for trace in traces:
             keys = [(e["source"], e["target"], e["type"]) for e in trace["edges"]]
             assert len(keys) == len(set(keys)), path.name
+            assert not _wrappers(trace), (path.name, trace["agents"])
             checked += 1
     assert checked >= 20

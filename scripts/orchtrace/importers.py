@@ -198,7 +198,7 @@ def _one_at_a_time(
 
 
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
-    roots = _tree(spans)
+    roots = _unwrapped(_tree(spans), allowed)
     parent_of = parents(roots, allowed)
     below = _carried_below(roots)
     t0 = min(s.start for s in spans)
@@ -456,4 +456,28 @@ def _distinct(edges: list[dict[str, str]]) -> list[dict[str, str]]:
         if key not in seen:
             seen.add(key)
             out.append(e)
+    return out
+
+
+def _unwrapped(roots: list[Span], allowed: set[str]) -> list[Span]:
+    """ROOTS with every agent span that only wraps another agent replaced by that agent, at
+    every depth. A wrapper has one child, an agent span, and no work of its own: the OpenAI
+    Agents SDK's trace-level "Agent workflow" span around its agent, which OpenInference and
+    Langfuse both mark as an agent. Kept, it would read as one agent spawning another."""
+
+    def inner(span: Span) -> Span:
+        while (
+            len(span.children) == 1
+            and kind_of(span, allowed)[0] == AGENT
+            and kind_of(span.children[0], allowed)[0] == AGENT
+        ):
+            span = span.children[0]
+        return span
+
+    out = [inner(r) for r in roots]
+    stack = list(out)
+    while stack:  # a loop, not recursion: traces thousands of spans deep are read too
+        span = stack.pop()
+        span.children = [inner(c) for c in span.children]
+        stack.extend(span.children)
     return out
