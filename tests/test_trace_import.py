@@ -889,3 +889,39 @@ def test_langfuse_metadata_and_usage_written_as_json() -> None:
     assert [(e["agent"], e["t_end"], e.get("tokens"), e.get("error")) for e in trace["events"]] == [
         ("svc", 2.5, 7, "rate limited")
     ]
+
+
+def test_zipkin_v2_spans_with_shared_rpc_halves() -> None:
+    # openzipkin's Yelp trace (see PROVENANCE): a JSON list of 16 Zipkin v2 spans of trace
+    # a03ee8fff1dcd9b9, 13 ids: three ids are both a CLIENT span and a SERVER span marked
+    # "shared" (one RPC's two halves). Each server half becomes its client's child, <id>.server.
+    # The root, routing's SERVER span 2e8cfb154b59a41f, lasts 131848 us.
+    from orchtrace.spans import read_spans
+
+    raw = (EXPORTS / "zipkin-yelp-location-update.json").read_bytes()
+    spans = read_spans(raw)
+    assert len(spans) == 16 and len({s.span_id for s in spans}) == 16
+    halves = {s.span_id: s.parent_id for s in spans if s.span_id.endswith(".server")}
+    assert halves == {
+        "7a778764a0d0b594.server": "7a778764a0d0b594",
+        "f5f268651b2a2b34.server": "f5f268651b2a2b34",
+        "668ed78ad94b35a1.server": "668ed78ad94b35a1",
+    }
+    assert {s.service for s in spans} == {
+        "routing", "unknown", "yelp_main/api_proxy", "yelp-main", "mobile_api", "spectre",
+    }  # fmt: skip
+    (trace,), _ = imported(raw)
+    assert trace["trace_id"] == "a03ee8fff1dcd9b9"
+    assert trace["agents"][0] == {"id": "routing", "role": "agent", "span_id": "2e8cfb154b59a41f"}
+    assert trace["costs"]["wall_clock_s"] == 0.131848
+
+
+def test_zipkin_v2_spans_out_of_step_are_refused_with_their_reason() -> None:
+    # openzipkin's Kafka trace: three spans start before their parents (by up to 21 us, two
+    # services' clocks out of step); the trace it would make does not validate, and says so
+    path = EXPORTS / "zipkin-messaging-kafka.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "orchtrace", "import", str(path)], capture_output=True
+    )
+    assert run.returncode == 1 and b"Traceback" not in run.stderr
+    assert b"time-backwards" in run.stderr and b"0562809467078eab" in run.stderr

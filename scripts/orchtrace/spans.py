@@ -382,7 +382,49 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
         return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
     if "spanID" in first or "operationName" in first:
         return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
+    if "traceId" in first and "id" in first and ("timestamp" in first or "localEndpoint" in first):
+        return _zipkin(items, where)
     raise ImportError_(spanshapes.refusal(doc, where))
+
+
+def _zipkin(items: list[dict[str, Any]], where: str) -> list[Span]:
+    """Zipkin v2 spans (a list of {traceId, id, parentId, name, timestamp and duration in
+    microseconds, localEndpoint, kind, tags}). A server span `shared` with the client span of
+    the same id (one RPC, both halves) becomes the client span's child, under the id
+    `<id>.server`: span ids stay unique, and the server's work is within the call."""
+    clients = {str(s.get("id")) for s in items if s.get("kind") == "CLIENT"}
+    out = []
+    for i, s in enumerate(items):
+        at = f"{where}[{i}]"
+        missing = [k for k in ("traceId", "id", "timestamp") if k not in s]
+        if missing:
+            lacking = ", ".join(missing)
+            raise ImportError_(f"{at}: looks like a Zipkin span, but it lacks {lacking}")
+        start, duration = integer(s.get("timestamp")), integer(s.get("duration", 0))
+        if start is None or duration is None:
+            raise ImportError_(f"{at}: timestamp and duration must be integers (microseconds)")
+        tags: dict[str, Any] = _mapping(s.get("tags"))
+        span_id, parent = str(s["id"]), s.get("parentId")
+        if s.get("kind") == "SERVER" and s.get("shared") is True and span_id in clients:
+            span_id, parent = f"{span_id}.server", span_id
+        endpoint = _mapping(s.get("localEndpoint"))
+        failed = "error" in tags
+        out.append(
+            Span(
+                str(s["traceId"]),
+                span_id,
+                str(parent) if parent else None,
+                str(s.get("name", "")),
+                start * 1000,
+                (start + duration) * 1000,
+                dict(tags),
+                str(endpoint.get("serviceName", "")),
+                str(tags.get("error") or "error") if failed else None,
+                ended="duration" in s,
+                where=at,
+            )
+        )
+    return out
 
 
 def _listed_item(item: Any, where: str) -> list[Span]:

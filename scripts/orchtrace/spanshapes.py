@@ -525,8 +525,8 @@ def refusal(item: Any, where: str) -> str:
             "(resourceSpans) or protobuf, Jaeger (data, traceID, spanID), Tempo (batches), "
             "Langfuse (observations), OpenTelemetry JS (spanContext), Python and Phoenix "
             "(context), Go (SpanContext), Datadog (span_id, start), AgentOps (trace, spans), "
-            "ATIF trajectories (schema_version, steps) and ClickHouse rows (TraceId, Timestamp, "
-            "Duration)"
+            "Zipkin v2 (traceId, id, timestamp), ATIF trajectories (schema_version, steps) and "
+            "ClickHouse rows (TraceId, Timestamp, Duration)"
         )
     missing = [k for k in need if k not in keys]
     lacking = f"it lacks {', '.join(missing)}" if missing else "its values are not of that shape"
