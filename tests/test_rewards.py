@@ -102,16 +102,17 @@ def test_an_openinference_langgraph_run_by_hand() -> None:
 
 
 def test_a_langfuse_openai_agents_run_by_hand() -> None:
-    # langfuse-openai-agents.json as test_trace_import.py reads it: "Agent workflow" spawns "Hello
-    # world" (its one event), whose step, tool_call, tool_result, step and return are 5 (its steps
-    # over its own time and the tool's wait are not steps): 6 critical steps. Langfuse's cost
-    # details 0.00023 + 0.000402 = 0.000632 USD, 184 tokens.
+    # langfuse-openai-agents.json as test_trace_import.py reads it: one agent, "Hello world"
+    # (the "Agent workflow" span only wraps it), whose two model steps, tool_call and
+    # tool_result are 4 critical steps (its steps over its own time are not steps), and no
+    # spawn: a single-agent run earns no spawning reward. Langfuse's cost details 0.00023 +
+    # 0.000402 = 0.000632 USD, 184 tokens.
     raw = (FIXTURES / "exports" / "langfuse-openai-agents.json").read_bytes()
     (trace,), _ = to_traces(read_spans(raw), "auto")
     r = rewards.read(trace)
-    assert rewards.critical_steps(r).value == 6.0
+    assert rewards.critical_steps(r).value == 4.0
     assert (rewards.cost_usd(r).value, rewards.tokens(r).value) == (0.000632, 184.0)
-    assert (rewards.tool_calls(r).value, rewards.spawn_count(r).value) == (1.0, 1.0)
+    assert (rewards.tool_calls(r).value, rewards.spawn_count(r).value) == (1.0, 0.0)
 
 
 def fan(stages: list[list[list[float]]], straggler: list[float] | None = None) -> dict[str, Any]:

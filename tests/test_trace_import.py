@@ -925,3 +925,28 @@ def test_zipkin_v2_spans_out_of_step_are_refused_with_their_reason() -> None:
     )
     assert run.returncode == 1 and b"Traceback" not in run.stderr
     assert b"time-backwards" in run.stderr and b"0562809467078eab" in run.stderr
+
+
+def test_any_agent_trace_two_projects() -> None:
+    # mozilla-ai any-agent's own AgentTrace ({"spans", "final_output"}; see PROVENANCE): six
+    # spans with decimal integer ids and nanosecond times, one agent "invoke_agent
+    # [any_agent]" 1758026593209236000-1758026594436486000 (1.22725 s) over three call_llm
+    # spans (269+16, 359+14, 392+46 tokens: 1,096) and two execute_tool spans; costs
+    # gen_ai.usage.input_cost 2.69e-05 + 3.59e-05 + 3.92e-05 and output_cost 4.8e-06 + 4.2e-06
+    # + 1.38e-05: 0.0001248 USD
+    (trace,), _ = imported((EXPORTS / "anyagent-openai-trace.json").read_bytes())
+    assert trace["trace_id"] == format(100927429609276267646756448943279827607, "032x")
+    assert [a["id"] for a in trace["agents"]] == ["any_agent"]
+    assert trace["costs"] == {
+        "tool_calls": 2, "messages": 0, "tokens": 1096, "usd": 0.0001248, "wall_clock_s": 1.22725,
+    }  # fmt: skip
+    # agent-factory's run (tinyagent on openai/o3): four spans, the agent's parent (the
+    # caller's span) not in the export, so it is read as a root, with a warning
+    (other,), note = imported((EXPORTS / "anyagent-agent-factory-summarize-url.json").read_bytes())
+    assert other["trace_id"] == format(155905295242404272490930691566842222315, "032x")
+    assert [a["id"] for a in other["agents"]] == ["any_agent"]
+    assert "name a parent the export does not hold" in note
+    assert other["costs"]["tokens"] == 12140 + 1328  # 5,865 + 6,275 in, 156 + 1,172 out
+    assert other["costs"]["wall_clock_s"] == round(
+        (1756806161226459927 - 1756806142480828168) / 1e9, 9
+    )

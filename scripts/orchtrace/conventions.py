@@ -174,11 +174,14 @@ def _dollars(raw: Any) -> float | None:
 
 def _cost(span: Span) -> float | None:
     """The span's cost in US dollars: OpenInference's total (else prompt plus completion),
-    then Langfuse's cost details (total, else input plus output)."""
+    any-agent's input plus output cost, then Langfuse's cost details (total, else input plus
+    output)."""
     total = _dollars(span.attrs.get("llm.cost.total"))
     if total is not None:
         return total
     parts = [_dollars(span.attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
+    if not any(p is not None for p in parts):  # any-agent (gen_ai.usage.*_cost)
+        parts = [_dollars(span.attrs.get(f"gen_ai.usage.{k}_cost")) for k in ("input", "output")]
     details = json_mapping(span.attrs.get("langfuse.observation.cost_details"))
     if not any(p is not None for p in parts):
         total = _dollars(details.get("total"))

@@ -455,6 +455,8 @@ def _document(doc: Any, where: str) -> list[Span]:
         return _document(doc["result"], f"{prefix}result")
     if "batches" in doc:  # Tempo
         return _resource_spans(doc["batches"], f"{prefix}batches")
+    if isinstance(doc.get("spans"), list) and "final_output" in doc:  # any-agent's AgentTrace
+        return _listed(doc["spans"], f"{prefix}spans")
     kind = spanshapes.shape(doc)
     if kind is not None:  # before Tempo's v2 API: AgentOps' JSON holds a "trace" too
         return spanshapes.read(kind, doc, where)

@@ -45,14 +45,25 @@ def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _hex_id(raw: Any) -> str:
-    """An id as OpenTelemetry Python prints it (0x-prefixed hex) or as written."""
+def _hex_id(raw: Any, size: int = 8) -> str:
+    """An id as OpenTelemetry Python prints it (0x-prefixed hex), as a decimal integer
+    (any-agent's AgentTrace: SIZE bytes in hex, as OTLP writes them), or as written."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return format(raw, f"0{size * 2}x")
     text = str(raw or "")
     return text[2:] if text.startswith("0x") else text
 
 
+def _ns(raw: Any, where: str) -> int:
+    """A time: integer nanoseconds since the epoch (any-agent), or ISO 8601 text."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    return iso_ns(raw, where)
+
+
 def _python_span(s: dict[str, Any], where: str) -> Span:
-    """ReadableSpan.to_json(), or Phoenix's span JSON."""
+    """ReadableSpan.to_json(), Phoenix's span JSON, or a span of any-agent's AgentTrace (the
+    same shape with integer ids and nanosecond times, and its parent's context in `parent`)."""
     context = _mapping(s.get("context"))
     status = _mapping(s.get("status"))
     code = str(status.get("status_code") or s.get("status_code") or "")
@@ -65,13 +76,14 @@ def _python_span(s: dict[str, Any], where: str) -> Span:
              if isinstance(x, dict)]  # fmt: skip
     failed = code.upper().endswith("ERROR")
     message = status.get("description") or s.get("status_message") or "error"
+    parent = s.get("parent_id") or _mapping(s.get("parent")).get("span_id")  # any-agent: parent
     return Span(
-        _hex_id(context.get("trace_id")),
+        _hex_id(context.get("trace_id"), 16),
         _hex_id(context.get("span_id")),
-        _hex_id(s.get("parent_id")) or None,
+        _hex_id(parent) or None,
         str(s.get("name", "")),
-        iso_ns(s.get("start_time"), f"{where}.start_time"),
-        iso_ns(end, f"{where}.end_time") if end else 0,
+        _ns(s.get("start_time"), f"{where}.start_time"),
+        _ns(end, f"{where}.end_time") if end else 0,
         attrs,
         str(service or ""),
         str(message) if failed else None,
