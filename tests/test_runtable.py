@@ -673,3 +673,20 @@ def test_a_broken_rollout_says_which_line_and_field(mixed: Path, tmp_path: Path)
     )
     assert got["broken.json.gz"]["message"] == "Not a gzipped file (b'no')"
     assert got["artifact.json"]["message"] is None and got["artifact.json"]["ok"]
+
+
+def test_files_no_reader_takes_are_said_not_skipped(tmp_path: Path) -> None:
+    # a folder of rollouts with SWE-agent trajectories beside the traces (real ones, see
+    # tests/fixtures/traces/exports/PROVENANCE): the .traj files are named as passed over
+    import shutil
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(REPO / "traces" / "examples" / "swarm.json", runs / "swarm.json")
+    exports = REPO / "tests" / "fixtures" / "traces" / "exports"
+    for name in ("sweagent-testrepo-function-calling.traj", "sweagent-pydicom-1458.traj"):
+        shutil.copy(exports / name, runs / name)
+    (runs / ".hidden").write_text("x")
+    done = orchtrace("table", str(runs), "--out", str(tmp_path / "run.parquet"))
+    assert done.returncode == 0, done.stderr
+    assert "passed over files no reader here takes (2 .traj)" in done.stderr

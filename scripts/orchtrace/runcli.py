@@ -40,7 +40,7 @@ def table(inputs: tuple[str, ...], out: Path, engine: str, jobs: int | None) -> 
     from safewrite.errors import OutputError
     from safewrite.paths import check_file_output
 
-    from .runinputs import InputError
+    from .runinputs import InputError, passed_over
     from .runtable import Busy, build, events_path
 
     local = tuple(Path(i) for i in inputs if "://" not in i)
@@ -54,6 +54,14 @@ def table(inputs: tuple[str, ...], out: Path, engine: str, jobs: int | None) -> 
             import ray  # noqa: F401
         except ImportError:
             _fail("table", "--engine ray needs Ray: pip install 'awesome-llm-mas-rl[cluster]'", 2)
+    skipped = passed_over(inputs)
+    if skipped:
+        said = ", ".join(f"{n} {suffix}" for suffix, n in sorted(skipped.items()))
+        click.echo(
+            f"orchtrace table: passed over files no reader here takes ({said}); "
+            "`orchtrace import --help` lists the formats read",
+            err=True,
+        )
     try:
         summary = build(list(inputs), out, engine, jobs)
     except InputError as exc:

@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -72,6 +73,19 @@ def _inner(name: str) -> str:
 
 def _wanted(name: str) -> bool:
     return _inner(name).endswith(SUFFIXES)
+
+
+def passed_over(inputs: Sequence[str]) -> Counter[str]:
+    """The files of the local input folders that no reader here takes, by suffix (hidden
+    files aside): a folder of SWE-agent `.traj` files is said to be passed over, never skipped
+    without a word."""
+    out: Counter[str] = Counter()
+    for name in inputs:
+        if not _is_uri(name) and Path(name).is_dir():
+            for p in Path(name).rglob("*"):
+                if p.is_file() and not p.name.startswith(".") and not _wanted(p.name):
+                    out[p.suffix or p.name] += 1
+    return out
 
 
 def _filesystem(uri: str) -> tuple[Any, str]:
