@@ -561,7 +561,9 @@ def links(
 
 
 def _register() -> None:
-    from .screencli import screen, search
+    from . import screenteam  # noqa: F401 (adds its commands to screen)
+    from .screencli import screen
+    from .searchcli import search
 
     cli.add_command(search)
     cli.add_command(screen)
