@@ -273,9 +273,9 @@ def test_untitled_records_stand_in_the_prisma_flow(clone: Path) -> None:
     """Lens's 20 records (one untitled) and Crossref's sample of 5 (two untitled, both with a
     website arm's method): PRISMA 2020 counts the untitled among the records removed before
     screening, and the flow adds up: identified - duplicates - removed = screened + waiting."""
-    from litcorpus.analysis.prisma import prisma2020_csv
     from litcorpus.analysis.result import analyse
     from litcorpus.model.corpus import load_corpus
+    from litcorpus.publish.prisma2020 import prisma2020_csv
 
     for rel, fmt, method in (
         ("ris/lens-no-title.ris", "ris", "database"),

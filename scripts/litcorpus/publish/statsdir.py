@@ -14,12 +14,12 @@ from typing import Any
 
 from safewrite.tree import stale, write_tree
 
-from ..analysis.prisma import prisma2020_csv
 from ..analysis.result import Result
 from ..progress import Progress
 from . import outputs
 from .export import EXPORTERS
 from .plots import build_figures, figure_specs
+from .prisma2020 import prisma2020_csv
 from .tables import build_tables, render
 from .templating import environment
 
