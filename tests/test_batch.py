@@ -19,7 +19,7 @@ from orchtrace import batch
 from orchtrace.examine import examine
 from orchtrace.metrics import metrics
 from orchtrace.runinputs import Chunk
-from orchtrace.runtable import chunk_tables
+from orchtrace.runrows import chunk_tables
 from test_orchtrace import CASES, example
 
 sys.path.insert(0, str(REPO / "tests" / "bench"))

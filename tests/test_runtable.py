@@ -30,9 +30,8 @@ import zstandard
 from conftest import REPO
 from orchtrace import rewards
 from orchtrace.runinputs import InputError, expand, plan
+from orchtrace.runrows import EVENT_COLUMNS, TRACE_COLUMNS
 from orchtrace.runtable import (
-    EVENT_COLUMNS,
-    TRACE_COLUMNS,
     _prepare,
     build,
     events_path,
@@ -500,7 +499,7 @@ def test_a_value_no_column_holds_is_a_row_not_a_stopped_run(case: str, tmp_path:
 def test_a_trace_orchtrace_fails_on_is_a_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import orchtrace.runtable as runtable
+    import orchtrace.runrows as runrows
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -508,14 +507,14 @@ def test_a_trace_orchtrace_fails_on_is_a_row(
         (folder / f"{name}.json").write_text(
             json.dumps(with_(lambda t, n=name: t.update(trace_id=n)))
         )
-    real = runtable.all_rewards
+    real = runrows.all_rewards
 
     def failing(r: Any, **options: Any) -> Any:
         if r.data["trace_id"] == "b":
             raise ZeroDivisionError("a bug")
         return real(r, **options)
 
-    monkeypatch.setattr(runtable, "all_rewards", failing)
+    monkeypatch.setattr(runrows, "all_rewards", failing)
     out = tmp_path / "run.parquet"
     assert build([str(folder)], out, jobs=1).traces == 3
     got = {r["source"][-6:]: r for r in rows(out)}
@@ -523,8 +522,8 @@ def test_a_trace_orchtrace_fails_on_is_a_row(
     assert got["b.json"]["problems"] == ["internal-error"]
     assert got["b.json"]["message"].startswith("ZeroDivisionError: a bug (test_runtable.py")
     # a batch that fails is read again trace by trace
-    monkeypatch.setattr(runtable, "all_rewards", real)
-    monkeypatch.setattr(runtable.batch, "rollouts", lambda items: 1 / 0)
+    monkeypatch.setattr(runrows, "all_rewards", real)
+    monkeypatch.setattr(runrows.batch, "rollouts", lambda items: 1 / 0)
     assert build([str(folder)], out, jobs=1).failed == 0
 
 

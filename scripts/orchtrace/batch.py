@@ -292,7 +292,7 @@ class _Union:
         return self.walked
 
     def event_columns(self, fields: tuple[str, ...]) -> dict[str, list[Any]]:
-        """The union's columns of a run table's events table (runtable.py), but source,
+        """The union's columns of a run table's events table (runrows.py), but source,
         trace_id and seq: each event's id, type, agent, start, place on its trace's critical
         chain, usefulness, and its FIELDS."""
         if self.columns is None:
@@ -540,7 +540,7 @@ class _Union:
 
 
 class View:
-    """Trace K of a union, read as runtable.py and rewards.py read a Replay and its table
+    """Trace K of a union, read as runrows.py and rewards.py read a Replay and its table
     (both are this object)."""
 
     __slots__ = ("a", "agents", "b", "ends", "ids", "k", "kinds", "times", "types", "union")
