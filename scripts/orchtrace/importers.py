@@ -14,7 +14,8 @@ uncovered, its tokens on the last; any other span (chains, retrievers, the SDK's
 step when it has no children, else only the container of its children. A model span always
 counts its own tokens and cost (US dollars, `cost_usd`); any other span's are taken as the total
 of the spans below it and counted only when none of those carries them (on its return, its
-result, or its own stretches). traces/METRICS.md documents the mapping.
+result, or its own stretches). traces/METRICS.md documents the mapping; spantree.py builds the
+tree the spans are read from.
 """
 
 from __future__ import annotations
@@ -46,22 +47,9 @@ from .conventions import (
     parents,
 )
 from .spans import ImportError_, Span
+from .spantree import carried_below, own_stretches, tree, uncovered, unwrapped
 
 __all__ = ["INPUT_TOKENS", "OUTPUT_TOKENS", "found", "to_traces"]
-
-
-def _own_stretches(span: Span) -> list[tuple[int, int]]:
-    """The stretches of SPAN's time that no child covers (one empty stretch at its end when
-    its children cover it all)."""
-    cover = sorted((max(c.start, span.start), min(c.end, span.end)) for c in span.children)
-    gaps, at = [], span.start
-    for start, end in cover:
-        if start > at:
-            gaps.append((at, start))
-        at = max(at, end)
-    if at < span.end:
-        gaps.append((at, span.end))
-    return gaps or [(span.end, span.end)]
 
 
 def found(spans: list[Span]) -> str:
@@ -94,39 +82,6 @@ def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[st
     return [_trace(group, allowed, trace_id) for trace_id, group in groups.items()], note
 
 
-def _tree(spans: list[Span]) -> list[Span]:
-    by_id = {s.span_id: s for s in spans}
-    roots: list[Span] = []
-    for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
-        s.children = []
-    for s in sorted(spans, key=lambda s: (s.start, s.span_id)):
-        parent = by_id.get(s.parent_id or "")
-        if parent is None:  # a W3C link to a span of the export: what started this one
-            parent = next((by_id[k] for k in s.links if k in by_id and k != s.span_id), None)
-        (parent.children if parent is not None and parent is not s else roots).append(s)
-    if not roots:
-        raise ImportError_("every span has a parent in the export: their parent links loop")
-    return roots
-
-
-def _carried_below(roots: list[Span]) -> dict[str, set[int]]:
-    """For each measure (tokens, cost), the ids (id()) of spans with a span carrying it
-    somewhere below them."""
-    below: dict[str, set[int]] = {name: set() for name in MEASURES}
-    order: list[Span] = []
-    stack = list(roots)
-    while stack:
-        span = stack.pop()
-        order.append(span)
-        stack.extend(span.children)
-    for span in reversed(order):  # children before their parents
-        for name, measure in MEASURES.items():
-            seen = below[name]
-            if any(id(c) in seen or measure(c) is not None for c in span.children):
-                seen.add(id(span))
-    return below
-
-
 def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:
     """The tokens and cost SPAN's events carry: a model span's own, any other span's only when
     nothing below it carries them."""
@@ -136,28 +91,6 @@ def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:
         if value is not None:
             out[name] = value
     return out
-
-
-def _uncovered(start: float, end: float, covered: list[tuple[float, float]]) -> list[Any]:
-    """The stretches of START..END outside COVERED (sorted, disjoint), and COVERED with
-    START..END added."""
-    pieces, at = [], start
-    for a, b in covered:
-        if b <= at or a >= end:
-            continue
-        if a > at:
-            pieces.append((at, a))
-        at = max(at, b)
-    if at < end:
-        pieces.append((at, end))
-    merged: list[tuple[float, float]] = []
-    for a, b in sorted([*covered, (start, end)]):
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-        else:
-            merged.append((a, b))
-    covered[:] = merged
-    return pieces
 
 
 def _one_at_a_time(
@@ -176,7 +109,7 @@ def _one_at_a_time(
         steps.sort(key=lambda e: (e["id"] not in first_hand, e["t"], int(e["id"][2:])))
         covered: list[tuple[float, float]] = []
         for step in steps:
-            pieces = _uncovered(step["t"], step["t_end"], covered)
+            pieces = uncovered(step["t"], step["t_end"], covered)
             if pieces == [(step["t"], step["t_end"])] or step["t"] == step["t_end"]:
                 continue
             if not pieces:
@@ -198,9 +131,9 @@ def _one_at_a_time(
 
 
 def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any]:
-    roots = _unwrapped(_tree(spans), allowed)
+    roots = unwrapped(tree(spans), allowed)
     parent_of = parents(roots, allowed)
-    below = _carried_below(roots)
+    below = carried_below(roots)
     t0 = min(s.start for s in spans)
     events: list[dict[str, Any]] = []
     edges: list[dict[str, str]] = []
@@ -255,7 +188,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         the last with ERROR and SPENT (the tokens and cost of an agent span that has no return
         to carry them): the time an agent spends in its own span, or waiting on a tool, is its
         work too."""
-        stretches = [(start, end) for start, end in _own_stretches(span) if end > start]
+        stretches = [(start, end) for start, end in own_stretches(span) if end > start]
         for k, (start, end) in enumerate(stretches):
             extra = {"error": error, **(spent or {})} if k == len(stretches) - 1 else {}
             emit("step", agent, start, end, span, attributes=OWN, **extra)
@@ -381,7 +314,7 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
         elif kind == SAFETY:
             emit("safety_event", owner, span.start, span.end, span, error=span.error)
         elif kind == MODEL or convention is None or (span.children and spent):
-            stretches = _own_stretches(span)
+            stretches = own_stretches(span)
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
                 extra = {"error": span.error, **spent} if last else {}
@@ -456,28 +389,4 @@ def _distinct(edges: list[dict[str, str]]) -> list[dict[str, str]]:
         if key not in seen:
             seen.add(key)
             out.append(e)
-    return out
-
-
-def _unwrapped(roots: list[Span], allowed: set[str]) -> list[Span]:
-    """ROOTS with every agent span that only wraps another agent replaced by that agent, at
-    every depth. A wrapper has one child, an agent span, and no work of its own: the OpenAI
-    Agents SDK's trace-level "Agent workflow" span around its agent, which OpenInference and
-    Langfuse both mark as an agent. Kept, it would read as one agent spawning another."""
-
-    def inner(span: Span) -> Span:
-        while (
-            len(span.children) == 1
-            and kind_of(span, allowed)[0] == AGENT
-            and kind_of(span.children[0], allowed)[0] == AGENT
-        ):
-            span = span.children[0]
-        return span
-
-    out = [inner(r) for r in roots]
-    stack = list(out)
-    while stack:  # a loop, not recursion: traces thousands of spans deep are read too
-        span = stack.pop()
-        span.children = [inner(c) for c in span.children]
-        stack.extend(span.children)
     return out
