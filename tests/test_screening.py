@@ -603,7 +603,7 @@ def test_a_record_not_retrieved_leaves_the_queue_and_fills_prismas_box(queued: P
     checked = litcorpus("check", "--root", str(queued)).stdout  # the scaffold waits for tags
     assert "queue-invalid" not in checked and "search-mismatch" not in checked, checked
 
-    from litcorpus.analysis.prisma import prisma2020_csv
+    from litcorpus.publish.prisma2020 import prisma2020_csv
     from litcorpus.analysis.result import analyse
     from litcorpus.model.corpus import load_corpus
 
