@@ -31,7 +31,7 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """One figure cache for the whole run, subprocesses included: a figure whose data some
-    earlier test already drew is not drawn again (plots.build_figures). A file opened beside
+    earlier test already drew is not drawn again (figures.build_figures). A file opened beside
     the repository, in ../shared, fails the test that opened it: a clone with nothing beside it
     must pass."""
     if "LITCORPUS_CACHE" not in os.environ:

@@ -3,7 +3,7 @@ orchestration topologies, the credit ladder from token to team, and the five orc
 sub-decisions with the survey figure's anchors.
 
 Each function takes plain data (labels, counts and names already resolved) and returns a
-figure; plots.py registers them with the others, so they are cached and reproducible alike.
+figure; figures.py registers them with the others, so they are cached and reproducible alike.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from ..model.errors import CommandError
 from ..model.naming import byline
 from ..model.taxonomy import Taxonomy
 from .escape import md_text, md_url
-from .plots import CONCEPT_TITLES
+from .figures import CONCEPT_TITLES
 from .presentation import grouped, safe_url, tags_of
 from .tables import reader_tables as build_reader_tables
 from .tables import render

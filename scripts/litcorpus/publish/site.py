@@ -27,8 +27,8 @@ from .citation import citations, read_cff
 from .claimview import claim_views, claims_by_cell
 from .export import entry_bibtex
 from .feed import atom_feed
+from .figures import figure_titles
 from .listing import Listing
-from .plots import figure_titles
 from .presentation import entry_view, shared_codes, value_name, where_query, where_text
 from .search import search_index
 from .statspage import stats_sections

@@ -18,7 +18,7 @@ from ..analysis.result import Result
 from ..progress import Progress
 from . import outputs
 from .export import EXPORTERS
-from .plots import build_figures, figure_specs
+from .figures import build_figures, figure_specs
 from .prisma2020 import prisma2020_csv
 from .tables import build_tables, render
 from .templating import environment
@@ -36,7 +36,7 @@ def build_stats_files(
 ) -> dict[str, bytes]:
     """Every file of stats/ as {relative path: bytes}, from a result with statistics; a figure
     whose content is unchanged comes from the earlier stats folder PREVIOUS or FIGURE_CACHE
-    (see plots). Adds the index of tables and figures to result.stats, as stats.json holds
+    (see figures). Adds the index of tables and figures to result.stats, as stats.json holds
     it."""
     corpus, stats = result.corpus, result.stats
     if stats is None:
