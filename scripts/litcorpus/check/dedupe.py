@@ -231,9 +231,10 @@ def find_duplicates(corpus: Corpus) -> list[Problem]:
                         "choose another key",
                     )
                 )
+    ids = [record_ids(rec, corpus.taxonomy.id_schemes) for rec in records]
     owners: dict[tuple[str, str], Record] = {}
-    for rec in records:
-        for ident, path in sorted(record_ids(rec, corpus.taxonomy.id_schemes).items()):
+    for rec, own in zip(records, ids, strict=True):
+        for ident, path in sorted(own.items()):
             first = owners.setdefault(ident, rec)
             if first is not rec:
                 repeats = corpus.taxonomy.id_schemes[ident[0]].may_repeat
@@ -248,7 +249,7 @@ def find_duplicates(corpus: Corpus) -> list[Problem]:
         problems.append(
             _pair_problem(records[b], records[a], f"title {score:.0f}% similar", ("title",))
         )
-    return problems + _shared_addresses(corpus, records, owners)
+    return problems + _shared_addresses(records, ids, owners)
 
 
 # An arXiv id inside an address (an aggregator's page of a paper: /papers/2511.02303v1/...).
@@ -257,13 +258,15 @@ _SHARED_HINT = "give the work's own address: its arXiv, DOI, OpenReview or publi
 
 
 def _shared_addresses(
-    corpus: Corpus, records: list[Record], owners: dict[tuple[str, str], Record]
+    records: list[Record],
+    ids: list[dict[tuple[str, str], FieldPath]],
+    owners: dict[tuple[str, str], Record],
 ) -> list[Problem]:
     """A record's address that another record already gives, or that names another record's
     arXiv id: the page it was found on, not the work's own."""
     out: list[Problem] = []
     seen: dict[str, Record] = {}
-    for rec in records:
+    for rec, own in zip(records, ids, strict=True):
         url = rec.data.get("url")
         if not isinstance(url, str) or not url.strip():
             continue
@@ -273,10 +276,10 @@ def _shared_addresses(
             message = f"gives the address {first.path} gives, for another work"
             out.append(Problem(rec.path, "shared-address", message, line, col, "url", _SHARED_HINT))
             continue
-        mine = {i for (s, i) in record_ids(rec, corpus.taxonomy.id_schemes) if s == "arxiv"}
+        mine = {i for (s, i) in own if s == "arxiv"}
         for m in _ARXIV_IN_URL.finditer(url):
             owner = owners.get(("arxiv", m.group(1)))
-            if owner is not None and owner is not rec and m.group(1) not in mine:
+            if owner is not None and m.group(1) not in mine:  # not rec: its ids are mine
                 message = f"its address names arXiv {m.group(1)}, the work of {owner.path}"
                 out.append(
                     Problem(rec.path, "shared-address", message, line, col, "url", _SHARED_HINT)
