@@ -603,9 +603,9 @@ def test_a_record_not_retrieved_leaves_the_queue_and_fills_prismas_box(queued: P
     checked = litcorpus("check", "--root", str(queued)).stdout  # the scaffold waits for tags
     assert "queue-invalid" not in checked and "search-mismatch" not in checked, checked
 
-    from litcorpus.publish.prisma2020 import prisma2020_csv
     from litcorpus.analysis.result import analyse
     from litcorpus.model.corpus import load_corpus
+    from litcorpus.publish.prisma2020 import prisma2020_csv
 
     flow = analyse(load_corpus(queued), stats=False).update
     assert flow is not None
