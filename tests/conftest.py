@@ -78,6 +78,19 @@ def snapshot_clone(parent: Path, docs: bool = False) -> Path:
     return copy_snapshot(parent / "clone", docs)
 
 
+@pytest.fixture(scope="session")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped corpus as the snapshot left it, made once (read-only: tests take a clone)."""
+    return snapshot_clone(tmp_path_factory.mktemp("shipped"))
+
+
+@pytest.fixture
+def clone(shipped: Path, tmp_path: Path) -> Path:
+    """A copy of the shipped corpus of the test's own (yours to modify)."""
+    shutil.copytree(shipped, tmp_path / "c", symlinks=True)
+    return tmp_path / "c"
+
+
 def edit(path: Path, old: str, new: str) -> None:
     """Replace one exact occurrence of OLD in a text file."""
     text = path.read_text(encoding="utf-8")

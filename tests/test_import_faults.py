@@ -16,7 +16,6 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import snapshot_clone
 from test_search_import import litcorpus as run_litcorpus
 from test_search_import import tree
 
@@ -186,19 +185,6 @@ def litcorpus(
 def queue_of(root: Path) -> list[dict]:
     text = (root / "screening" / "queue.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return snapshot_clone(tmp_path_factory.mktemp("faults"))
-
-
-@pytest.fixture
-def clone(snapshot: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    shutil.copytree(snapshot, tmp_path / "c", symlinks=True)
-    return tmp_path / "c"
 
 
 def _import(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURES, snapshot_clone
+from conftest import FIXTURES
 from litcorpus.sources.detect import decode, records, sniff
 
 SEARCH = FIXTURES / "search"
@@ -32,11 +32,6 @@ def litcorpus(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         env={**os.environ, "LITCORPUS_REVIEWER": "ana"},
     )
-
-
-@pytest.fixture
-def clone(tmp_path: Path) -> Path:
-    return snapshot_clone(tmp_path)
 
 
 def test_ieee_xplore_ris_with_a_carriage_return_between_records() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURES, snapshot_clone
+from conftest import FIXTURES
 from litcorpus.sources.detect import decode, records, sniff
 
 SEARCH = FIXTURES / "search"
@@ -41,12 +41,6 @@ def litcorpus(
         timeout=300,
         env={**os.environ, **(env or {})},
     )
-
-
-@pytest.fixture
-def clone(tmp_path: Path) -> Path:
-    """The shipped corpus's records and rules as the survey's snapshot left them."""
-    return snapshot_clone(tmp_path)
 
 
 def tree(root: Path) -> dict[str, str]:

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 import yaml
 
-from conftest import snapshot_clone
 from recorded import Recorded
 from test_search_import import tree
 
@@ -33,17 +30,6 @@ def litcorpus(root: Path, env: dict[str, str], *args: str) -> subprocess.Complet
         timeout=600,
         env={**os.environ, **env},
     )
-
-
-@pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return snapshot_clone(tmp_path_factory.mktemp("update"))
-
-
-@pytest.fixture
-def clone(snapshot: Path, tmp_path: Path) -> Path:
-    shutil.copytree(snapshot, tmp_path / "c", symlinks=True)
-    return tmp_path / "c"
 
 
 def save(root: Path, source: str, query: str, start: str = "2026-07-01") -> None:
