@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from test_search_import import clone, litcorpus, tree  # noqa: F401 (the clone fixture)
+from test_search_import import litcorpus, tree
 
 RELEVANT = [
     "Training an orchestrator of LLM agents with multi-agent reinforcement learning",
@@ -47,7 +47,7 @@ def export(path: Path, titles: list[str], dois: list[str] | None = None) -> Path
 
 
 @pytest.fixture
-def queued(clone: Path, tmp_path: Path) -> Path:  # noqa: F811
+def queued(clone: Path, tmp_path: Path) -> Path:
     """The shipped corpus with one imported search of ten records (four relevant)."""
     run = litcorpus("search", "import", str(export(tmp_path / "s.csv", RELEVANT + IRRELEVANT)),
                     "--root", str(clone), "--source", "csv", "--query", "agents",
@@ -240,7 +240,7 @@ def test_the_interactive_screen_under_a_terminal_and_at_end_of_input(queued: Pat
 
 
 def test_the_interactive_screen_asks_for_a_family_the_search_does_not_name(
-    clone: Path,  # noqa: F811
+    clone: Path,
     tmp_path: Path,
 ) -> None:
     """A search logged without --family: excluding one of its records asks for the family
@@ -259,7 +259,7 @@ def test_the_interactive_screen_asks_for_a_family_the_search_does_not_name(
 
 
 def test_an_exclusion_of_a_record_without_an_address_asks_for_one(
-    clone: Path,  # noqa: F811
+    clone: Path,
     tmp_path: Path,
 ) -> None:
     """A reference with no id and no URL (common in .bib files): excluding it is refused until
