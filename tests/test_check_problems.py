@@ -42,6 +42,18 @@ def change(rel: str, old: str, new: str) -> Callable[[Path], None]:
     return lambda root: edit(root / rel, old, new)
 
 
+def audited(worksheet: str) -> Callable[[Path], None]:
+    """Declare a blind second screening whose worksheet is WORKSHEET."""
+
+    def act(root: Path) -> None:
+        (root / "reviews" / "audit.csv").write_text(worksheet, encoding="utf-8")
+        anchor = "  # The reader tables and concept figures"
+        edit(root / "taxonomy.yaml", anchor,
+             "  screening_audit: {file: reviews/audit.csv, seed: 1}\n" + anchor)  # fmt: skip
+
+    return act
+
+
 def symlink(rel: str, target: str) -> Callable[[Path], None]:
     return lambda root: os.symlink(target, root / rel)
 
@@ -355,6 +367,8 @@ CASES += [
      "claim-invalid", C, 19),
     ("agreement-unknown-key", change("reviews/second-reader.csv", "gamma-survey,", "omega,"),
      "agreement-invalid", "reviews/second-reader.csv", 4),
+    ("screening-audit-unknown-id", audited("id,decision\nRnothing0,include\n"),
+     "screening-audit-invalid", "reviews/audit.csv", 2),
     ("prisma-arithmetic", change(C, "included: 3", "included: 4"), "prisma-mismatch", C, 41),
     ("release-bad-version", change(R, 'version: "2026.05"', 'version: "May 2026"'),
      "release-invalid", R, 2),

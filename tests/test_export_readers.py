@@ -298,6 +298,8 @@ def test_stats_readme_escapes_claim_text() -> None:
         "families": {},
         "crosstabs": [],
         "agreement": None,
+        "blind_agreement": None,
+        "screening_audit": None,
         "tables": [],
         "releases": [],
         "as_of": None,

@@ -705,3 +705,12 @@ def test_no_estimate_before_five_decisions_on_search_results(queued: Path) -> No
         )
     verdict = litcorpus("screen", "stopping", "--root", str(queued))
     assert "95% range" in verdict.stdout and "a model's guess, not a count" in verdict.stdout
+
+
+def test_an_empty_queue_lists_and_says_stop_without_failing(clone: Path) -> None:
+    """No record left to screen: the estimate is none left, not a crash."""
+    for command in ("list", "stopping"):
+        run = litcorpus("screen", command, "--root", str(clone))
+        assert run.returncode == 0, run.stderr
+        assert "Traceback" not in run.stderr
+    assert "estimated relevant among them: 0.0 (95% range 0.0-0.0" in run.stdout

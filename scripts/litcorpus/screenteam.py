@@ -5,6 +5,7 @@ registered on the `screen` group when this module is imported (cli.py does)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -81,6 +82,65 @@ def agreement_command(root: Path | None, fmt: str) -> None:
         )
     if not result["pairs"]:
         click.echo(f"no record of the dual sample ({result['sampled']}) has two decisions yet")
+
+
+@screen.command(name="audit-sample")
+@root_option
+@click.option("--size", type=click.IntRange(1), default=100, show_default=True)
+@click.option(
+    "--seed", type=int, default=None, help="Default: the taxonomy's screening_audit seed."
+)
+def audit_sample_command(root: Path | None, size: int, seed: int | None) -> None:
+    """Print a blind worksheet of SIZE decided records (entries and exclusions, stratified by
+    decision) for a second screener: neutral ids and facts, no decision."""
+    from .analysis.screenaudit import draw, frame, worksheet
+    from .model.corpus import load_corpus
+
+    corpus = load_corpus(resolve_root(root))
+    review = corpus.taxonomy.views.screening_audit
+    seed = seed if seed is not None else (review.seed if review else 0)
+    decided = frame(corpus, review.skip_stages if review else [])
+    click.echo(worksheet(draw(decided, size, seed), seed), nl=False)
+
+
+@screen.command(name="audit")
+@root_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--freeze", is_flag=True, help="Write the corpus's decisions into the worksheet "
+              "first, so later corrections of the corpus leave the measure as it was.")  # fmt: skip
+def audit_command(root: Path | None, fmt: str, freeze: bool) -> None:
+    """Cohen's kappa of the blind second screening declared in taxonomy.yaml
+    (stats.screening_audit), with its interval, the conflicts and their resolutions."""
+    from safewrite.errors import OutputError
+    from safewrite.files import write_file
+
+    from .analysis.screenaudit import audit_text, compare
+    from .analysis.screenaudit import freeze as frozen
+    from .model.corpus import load_corpus
+    from .model.errors import CommandError
+    from .publish.outputs import corpus_lock
+
+    corpus = load_corpus(resolve_root(root))
+    review = corpus.taxonomy.views.screening_audit
+    if review is None:
+        fail("screen audit", CommandError("audit-undeclared", "taxonomy.yaml declares no "
+             "stats.screening_audit file", "add one with file, seed and method"))  # fmt: skip
+    if freeze:
+        text = frozen(corpus, corpus.root / review.file, review.seed, review.skip_stages)
+        if text is not None:
+            try:
+                with corpus_lock(corpus.root):
+                    write_file(corpus.root / review.file, text.encode("utf-8"))
+            except OutputError as exc:
+                fail("screen audit", exc)
+    result, problems = compare(corpus, corpus.root / review.file, review.seed, review.skip_stages)
+    for p in problems:
+        click.echo(p.text(), err=True)
+    if result is None or problems:
+        sys.exit(1)
+    click.echo(json.dumps(result, indent=2) if fmt == "json" else audit_text(result))
 
 
 @screen.command(name="simulate")

@@ -1,6 +1,7 @@
 """The one computation every output is published from: the corpus checked, its claims read and
 evaluated, its screening flows computed (the declared one, and the update since the previous
-release), its agreement with a second reader, and, for a valid corpus, its statistics.
+release), its agreement with second readers and a second screener, and, for a valid corpus,
+its statistics.
 
 `analyse` returns a `Result`; `check`, `claims`, `stats`, `readme`, `site` and `build` all
 publish from it, so one run reads and computes the corpus once. `analyse_as_of` does the same
@@ -27,6 +28,7 @@ from ..progress import Progress
 from .agreement import agreement
 from .claims import ClaimResult, evaluate
 from .prisma import compute_flow, flow_problems, search_problems, update_flow
+from .screenaudit import compare
 
 
 @dataclass(slots=True)
@@ -37,7 +39,7 @@ class Result:
     claims: list[ClaimResult]
     flow: dict[str, Any] | None  # the screening flow of the records analysed
     update: dict[str, Any] | None  # the flow since the previous release
-    agreement: dict[str, Any] | None
+    reviews: dict[str, dict[str, Any] | None]  # agreement, blind_agreement, screening_audit
     version: str  # the release the result stands for, '+N' for N records added since
     stats: dict[str, Any] | None = None  # stats.json; computed for a valid corpus when asked
     searched: list[dict[str, str]] | None = None  # each source's last day searched
@@ -66,12 +68,23 @@ def analyse(
     report.extend(claims_file.problems)
     report.extend(flow_problems(claims_file, corpus))
     views = corpus.taxonomy.views
-    agreed = None
-    if views.agreement_file:
-        agreed, problems = agreement(corpus, corpus.root / views.agreement_file)
-        report.extend(problems)
-        if agreed is not None:
-            agreed["method"] = views.agreement_method
+    reviewed: dict[str, dict[str, Any] | None] = {}
+    # the blind checks speak of the live corpus: a past release's view leaves them out
+    live = corpus.as_of_day is None
+    for name, review in (("agreement", views.agreement),
+                         ("blind_agreement", views.blind_agreement if live else None),
+                         ("screening_audit", views.screening_audit if live else None)):  # fmt: skip
+        found: dict[str, Any] | None = None
+        if review and name == "screening_audit":
+            found, problems = compare(corpus, corpus.root / review.file, review.seed,
+                                      review.skip_stages)  # fmt: skip
+        elif review:
+            found, problems = agreement(corpus, corpus.root / review.file, name != "agreement")
+        if review:
+            report.extend(problems)
+        if found is not None and review:
+            found["method"] = review.method
+        reviewed[name] = found
     day = corpus.as_of_day or dt.date.max
     included = [r for r in corpus.releases.items if r.date <= day]
     release = included[-1] if included else None
@@ -95,7 +108,7 @@ def analyse(
         evaluate(claims_file.claims, corpus),
         compute_flow(corpus, views),
         update,
-        agreed,
+        reviewed,
         corpus.version(),
         searched=last_searched(searches, corpus.as_of_day),
     )

@@ -223,7 +223,7 @@ def compute_stats(result: Result) -> dict[str, Any]:
     out["prisma"] = result.flow
     out["prisma_update"] = result.update
     out["searched"] = result.searched or []
-    out["agreement"] = result.agreement
+    out |= result.reviews
     reader = reader_tables(corpus)
     if reader is not None:
         out["reader"] = reader

@@ -21,6 +21,7 @@ CODES: dict[str, str] = {
     "search-refused": "A search that cannot be logged: a bad query, day or search log.",
     "search-unavailable": "A search service could not be reached, or answered too much.",
     "decision-refused": "A screening decision that cannot be taken, and why.",
+    "audit-undeclared": "taxonomy.yaml declares no blind second screening to compare.",
     "out-of-memory": "The run needed more memory than the process may use.",
     "system-error": "The system refused to read or write a file the run needed.",
     "site-dependency-missing": "A script the site ships from npm is not installed (npm ci).",

@@ -66,6 +66,8 @@ CODES: dict[str, str] = {
     "taxonomy-bad-redirect": "A retired value redirects to a value that is not current.",
     "claim-invalid": "A claim in claims.yaml is malformed or names an unknown entry.",
     "agreement-invalid": "A second reader's file that cannot be compared with the corpus.",
+    "screening-audit-invalid": "A second screener's worksheet that cannot be compared with "
+    "the corpus.",
     "prisma-mismatch": "The declared screening flow does not add up or differs from the records.",
     "release-invalid": "releases.yaml is malformed: a bad version or date, or out of order.",
     "search-invalid": "searches.yaml is malformed, or a record names a search it does not log.",

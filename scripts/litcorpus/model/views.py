@@ -81,14 +81,25 @@ class Views:
     regimes: list[Regime] = field(default_factory=list)
     trend: tuple[str, str] | None = None
     prisma: dict[str, str] = field(default_factory=dict)
-    agreement_file: str | None = None
-    agreement_method: str = ""  # how the second reader's check was done, for its caption
+    agreement: Review | None = None  # the second reader's tags (a blind one's too)
+    blind_agreement: Review | None = None
+    screening_audit: Review | None = None  # a blind second screening of decided records
     readme_tags: list[str] = field(default_factory=list)
     headline: list[str] = field(default_factory=list)  # what a card shows, the open facets
     group_by: str | None = None
     venues: list[str] = field(default_factory=list)  # the list's venue facet, by name
     reader: Reader | None = None
     screening: Screening = field(default_factory=lambda: Screening())
+
+
+@dataclass(slots=True)
+class Review:
+    """A reviewer's file the statistics compare with the corpus, and how it was made."""
+
+    file: str
+    method: str = ""  # how the check was done, printed with its table
+    seed: int = 0  # the screening audit's draw, which also keys its neutral ids
+    skip_stages: list[str] = field(default_factory=list)  # stages the audit does not draw
 
 
 @dataclass(slots=True)
@@ -296,10 +307,21 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
             ("stats", "prisma", "reason_axis"), prisma.get("reason_axis"), kind
         ):
             views.prisma = {k: str(v) for k, v in prisma.items()}
-    agreement = raw.get("agreement")
-    if isinstance(agreement, dict) and agreement.get("file"):
-        views.agreement_file = _inside(r, ("stats", "agreement", "file"), agreement["file"])
-        views.agreement_method = str(agreement.get("method") or "")
+    for name in ("agreement", "blind_agreement", "screening_audit"):
+        review = raw.get(name)
+        if isinstance(review, dict) and review.get("file"):
+            file = _inside(r, ("stats", name, "file"), review["file"])
+            if file is None:
+                continue
+            seed, skip = review.get("seed", 0), review.get("skip_stages") or []
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                bad(("stats", name, "seed"), "the seed is a whole number")
+                seed = 0
+            if not (isinstance(skip, list) and all(isinstance(v, str) for v in skip)):
+                bad(("stats", name, "skip_stages"), "expected a list of stage ids")
+                skip = []
+            method = str(review.get("method") or "")
+            setattr(views, name, Review(file, method, seed, list(skip)))
     reader = raw.get("reader")
     if isinstance(reader, dict):
         views.reader = _reader(reader, tax, r, axis)

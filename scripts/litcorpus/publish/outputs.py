@@ -66,8 +66,9 @@ def keep(corpus: Corpus) -> list[Path]:
 def inputs(corpus: Corpus) -> list[Path]:
     """Files an output file may not be (those in input folders are refused as well)."""
     listed = [corpus.root / name for name in ROOT_FILES] + [corpus.root / r.path for r in corpus]
-    agreement = corpus.taxonomy.views.agreement_file
-    return listed + ([corpus.root / agreement] if agreement else [])
+    views = corpus.taxonomy.views
+    reviews = (views.agreement, views.blind_agreement, views.screening_audit)
+    return listed + [corpus.root / r.file for r in reviews if r]
 
 
 def _written_by_add(root: Path) -> Callable[[Path], bool]:

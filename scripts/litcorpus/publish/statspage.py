@@ -69,8 +69,8 @@ SECTIONS = [
     (
         "claims",
         "Claims and checks",
-        "The claims' verdicts and the second reader's agreement.",
-        ["claims", "agreement"],
+        "The claims' verdicts, the second readers' agreement and the blind second screening.",
+        ["claims", "agreement", "blind-agreement", "screening-audit"],
         [],
     ),
 ]

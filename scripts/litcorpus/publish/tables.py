@@ -327,29 +327,52 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
             ],
         )
     )
-    if stats.get("agreement"):
-        ag = stats["agreement"]
+    for name, what in (
+        ("agreement", "Second-reader check"),
+        ("blind_agreement", "Blind second reader"),
+    ):
+        if ag := stats.get(name):
+            blind = name == "blind_agreement"
+            tables.append(
+                Table(
+                    name.replace("_", "-"),
+                    f"{what} on {ag['n']} entries, in percent agreement"
+                    + (" and Cohen's kappa (single-valued axes)" if blind else ""),
+                    ["axis", "entries", "agreed", "agreement (%)", "disagreements"]
+                    + (["kappa", "kappa 95% CI"] if blind else []),
+                    [
+                        [
+                            tax.axes[a["axis"]].label if a["axis"] in tax.axes else a["axis"],
+                            a["n"],
+                            a["agreed"],
+                            None if a["agreement"] is None else round(100 * a["agreement"], 1),
+                            len(a["disagreements"]),
+                        ]
+                        + ([a.get("kappa"), _interval(a.get("ci95"))] if blind else [])
+                        for a in ag["axes"]
+                    ],
+                    ag.get("method", ""),
+                )
+            )
+    if audit := stats.get("screening_audit"):
         tables.append(
             Table(
-                "agreement",
-                f"Second-reader check on {ag['n']} entries, in percent agreement",
-                ["axis", "entries", "agreed", "agreement (%)", "disagreements"],
-                [
-                    [
-                        tax.axes[a["axis"]].label if a["axis"] in tax.axes else a["axis"],
-                        a["n"],
-                        a["agreed"],
-                        None if a["agreement"] is None else round(100 * a["agreement"], 1),
-                        len(a["disagreements"]),
-                    ]
-                    for a in ag["axes"]
-                ],
-                ag.get("method", ""),
+                "screening-audit",
+                f"Blind second screening of {audit['records']} decided records",
+                ["corpus", *(f"second: {d}" for d in audit["table"])],
+                [[a, *row.values()] for a, row in audit["table"].items()],
+                f"Cohen's kappa {audit['kappa']} (95% CI {_interval(audit['ci95'])}); "
+                f"observed agreement {audit['observed']}, by chance {audit['expected']}. "
+                + audit.get("method", ""),
             )
         )
     if stats.get("reader"):
         tables += reader_tables(stats["reader"], tax)
     return tables
+
+
+def _interval(ci: list[float] | None) -> str | None:
+    return None if not ci else f"{ci[0]} to {ci[1]}"
 
 
 def reader_tables(reader: dict[str, Any], tax: Taxonomy) -> list[Table]:

@@ -11,10 +11,10 @@ the tag check of a second reader, who saw the first reader's tags, stays percent
 from __future__ import annotations
 
 import random
-from collections import Counter
 from itertools import combinations
 from typing import Any
 
+from ..analysis.kappa import kappa as cohen
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.queue import QUEUE_FILE, Queue, usable_queue
@@ -76,22 +76,8 @@ def conflicts(queue: Queue) -> list[dict[str, Any]]:
 
 
 def kappa(pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """Cohen's kappa of PAIRS (one reviewer's decision, the other's)."""
-    n = len(pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    expected = sum(first[c] * second[c] for c in CATEGORIES) / (n * n)
-    value = None if expected == 1 else (observed - expected) / (1 - expected)
-    table = {
-        a: {b: sum(1 for x, y in pairs if (x, y) == (a, b)) for b in CATEGORIES} for a in CATEGORIES
-    }
-    return {
-        "records": n,
-        "observed": round(observed, 4),
-        "expected": round(expected, 4),
-        "kappa": None if value is None else round(value, 4),
-        "table": table,
-    }
+    """Cohen's kappa of PAIRS (one reviewer's decision, the other's), with its 95% interval."""
+    return cohen(pairs, CATEGORIES)
 
 
 def agreement(queue: Queue) -> dict[str, Any]:

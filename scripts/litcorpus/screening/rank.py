@@ -202,7 +202,7 @@ def rank(corpus: Corpus, queue: Queue, abstracts: dict[str, str]) -> Ranked:
     threshold = corpus.taxonomy.views.screening.consecutive_irrelevant
     streak = consecutive_irrelevant(queue)
     if not open_records:
-        return Ranked([], streak, threshold, 0.0, screened)
+        return Ranked([], streak, threshold, 0.0, screened, (0.0, 0.0))  # nothing left: none
     if min(labels.count(0), labels.count(1)) < MIN_CLASS:
         # no model yet: the order the records were found in
         return Ranked([(q, 0.5) for q in open_records], streak, threshold, None, screened)
