@@ -163,6 +163,15 @@ def test_the_audit_compares_reports_conflicts_and_reaches_stats(
     assert stats["screening_audit"]["kappa"] == got["kappa"]
     readme = (clone / "stats" / "README.md").read_text(encoding="utf-8")
     assert "## Blind second screening" in readme and "Rule I3 holds." in readme
+    # and the release notes carry it
+    run = litcorpus("release", "2026.12", "--root", str(clone), "--title", "Audited")
+    assert run.returncode == 0, run.stderr
+    notes = (clone / "CHANGELOG.md").read_text(encoding="utf-8")
+    ci = got["ci95"]
+    assert (
+        f"- Blind second screening of 30 decided records: Cohen's kappa {got['kappa']} "
+        f"(95% CI {ci[0]} to {ci[1]}); 2 conflicts (2 corpus)" in notes
+    )
 
 
 def test_a_bad_audit_worksheet_is_named_by_line_and_fails_check(clone: Path) -> None:

@@ -109,7 +109,42 @@ def _item(version: str, date: dt.date, title: str, changes: Changes) -> str:
     return "\n".join(lines) + "\n"
 
 
-def changelog_section(version: str, date: dt.date, title: str, changes: Changes) -> str:
+def checks(reviews: dict[str, dict[str, Any] | None]) -> list[str]:
+    """The release notes' lines on the blind checks the corpus declares: the second
+    screening's kappa, its conflicts and their resolution, and the blind second reader's
+    agreement per axis."""
+    lines = []
+    if audit := reviews.get("screening_audit"):
+        ci = audit.get("ci95") or ["n/a", "n/a"]
+        settled: dict[str, int] = {}
+        for c in audit["conflicts"]:
+            settled[c["resolution"] or "unresolved"] = (
+                settled.get(c["resolution"] or "unresolved", 0) + 1
+            )
+        how = ", ".join(f"{n} {who}" for who, n in sorted(settled.items()))
+        lines.append(
+            f"- Blind second screening of {audit['records']} decided records: Cohen's kappa "
+            f"{audit['kappa']} (95% CI {ci[0]} to {ci[1]}); {len(audit['conflicts'])} conflicts "
+            f"({how or 'none'}); the same exclusion reason on "
+            f"{audit['reason_agreement']['same_reason']} of "
+            f"{audit['reason_agreement']['both_excluded']} records both excluded."
+        )
+    if blind := reviews.get("blind_agreement"):
+        per_axis = "; ".join(
+            f"{a['axis']} {100 * a['agreement']:.1f}%"
+            + (f" (kappa {a['kappa']})" if a.get("kappa") is not None else "")
+            for a in blind["axes"]
+            if a["agreement"] is not None
+        )
+        lines.append(
+            f"- Blind second reader on {blind['n']} entries, agreement per axis: {per_axis}."
+        )
+    return lines
+
+
+def changelog_section(
+    version: str, date: dt.date, title: str, changes: Changes, checked: list[str] | None = None
+) -> str:
     shown = md_text(title)  # one line that starts no heading, quote or list
     lines = [
         f"## {version} ({date.isoformat()})",
@@ -133,6 +168,8 @@ def changelog_section(version: str, date: dt.date, title: str, changes: Changes)
         lines += ["Retags since the previous release are not listed: its state was not found.", ""]
     if not (changes.added or changes.removed or changes.retagged):
         lines += ["No entry was added, removed or retagged.", ""]
+    if checked:
+        lines += ["Checks:", *checked, ""]
     return "\n".join(lines)
 
 
@@ -191,7 +228,9 @@ def release(root: Path, version: str, date: dt.date | None = None, title: str = 
     title = title or f"Release {version}"
     files = {  # releases.yaml first: what the other two say can be written again from it
         root / RELEASES_FILE: _releases_text(root / RELEASES_FILE, version, date, title, changes),
-        root / CHANGELOG: _changelog_text(root / CHANGELOG, version, date, title, changes),
+        root / CHANGELOG: _changelog_text(
+            root / CHANGELOG, version, date, title, changes, checks(result.reviews)
+        ),
         root / CITATION: _citation(_read(root / CITATION), version, date),
     }
     _write_all(files)
@@ -225,11 +264,18 @@ def _releases_text(path: Path, version: str, date: dt.date, title: str, changes:
     return text.rstrip("\n") + "\n" + _item(version, date, title, changes)
 
 
-def _changelog_text(path: Path, version: str, date: dt.date, title: str, changes: Changes) -> str:
+def _changelog_text(
+    path: Path,
+    version: str,
+    date: dt.date,
+    title: str,
+    changes: Changes,
+    checked: list[str] | None = None,
+) -> str:
     """CHANGELOG.md with the new section first, below the heading."""
     head = "# Changelog\n\nReleases of the corpus, newest first (`litcorpus release`).\n\n"
     text = _read(path) or head
-    section = changelog_section(version, date, title, changes)
+    section = changelog_section(version, date, title, changes, checked)
     at = text.find("\n## ")
     return text + section if at < 0 else text[: at + 1] + section + text[at + 1 :]
 
