@@ -195,6 +195,7 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, int | None]] = [
         B,
         4,
     ),
+    ("others-alone", change(B, "  - Smith, Ann\n  - others", "  - others"), "bad-author", B, 4),
     ("bad-arxiv", change(A, 'arxiv: "2501.00001"', 'arxiv: "arXiv:2501.00001"'), "bad-id", A, 10),
     ("unknown-scheme", change(A, "  arxiv:", "  arxv:"), "unknown-field", A, 10),
     (

@@ -276,3 +276,56 @@ def test_table_csvs_read_with_default_readers(built: tuple[dict, dict[str, bytes
     assert len(claims) == 5  # the fixture's five claims, one row each
     tex = files["tables/claims.tex"].decode()
     assert "booktabs" in tex.splitlines()[1] and r"\toprule" in tex
+
+
+WITHDRAWN = """id: E003
+title: "Beta: A Benchmark for Agent Teams"
+ids:
+  arxiv: "2301.00002"
+url: https://arxiv.org/abs/2301.00002
+source: arxiv
+query_family: benchmark
+date_screened: 2026-05-04
+stage: full_text_screen
+reason: out_of_domain
+note: "Withdrawn on a second reading."
+added: 2026-05-04
+"""
+MOVED = (
+    '    corrections:\n      - {date: "2026-05-20", entry: beta-bench, field: kind, '
+    'was: paper, now: "exclusion:E003", why: "Withdrawn."}\n'
+)
+
+
+def test_a_record_moved_to_another_kind_keeps_its_release_claims(mini_root: Path) -> None:
+    """An entry withdrawn to an exclusion after its release: the release's counts stand as
+    published, counting it as the entry it was and not as the exclusion it is now (its tags
+    as published are gone with it, so a count filtered by tags is not restored)."""
+    claims = mini_root / "claims.yaml"
+    count = (
+        '  - id: entries\n    snapshot: "2026.05"\n    text: "Three entries."\n'
+        '    boundary: "Fixture corpus."\n    expect: {count: {eq: 3}}\n'
+    )
+    edit(claims, "prisma:\n", count + "prisma:\n")
+    (mini_root / "papers" / "beta-bench.yaml").unlink()
+    (mini_root / "exclusions" / "E003.yaml").write_text(WITHDRAWN, encoding="utf-8")
+
+    def verdicts() -> dict[str, tuple[bool, bool]]:
+        result = analyse(load_corpus(mini_root), stats=False)
+        return {c.claim.id: (c.at.held, c.held) for c in result.claims}
+
+    before = verdicts()  # one entry fewer, one exclusion more: both counts break
+    assert before["entries"] == (False, False)
+    assert before["exclusions"] == (False, False)
+    edit(claims, "    expect: {count: {eq: 3}}\n", "    expect: {count: {eq: 3}}\n" + MOVED)
+    edit(claims, "    kind: exclusion\n    expect: {count: {eq: 2}}\n",
+         "    kind: exclusion\n    expect: {count: {eq: 2}}\n" + MOVED)  # fmt: skip
+    after = verdicts()
+    assert after["entries"] == (False, True)  # held as published, revised since
+    assert after["exclusions"] == (False, True)
+    assert after["few-benchmarks"] == (False, False)  # no correction declared: still broken
+    # a correction must name the record as it is now, and the old one must be gone
+    edit(claims, "{count: {eq: 2}}\n" + MOVED,
+         "{count: {eq: 2}}\n" + MOVED.replace("E003", "E009"))  # fmt: skip
+    report = analyse(load_corpus(mini_root), stats=False).report
+    assert any(p.code == "claim-invalid" and "E009" in p.message for p in report.problems)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..model.claimsfile import ALL_KINDS, Claim
+from ..model.claimsfile import ALL_KINDS, MOVED, Claim
 from ..model.corpus import Corpus
 from ..model.naming import plain_value
 from ..model.query import NUMERIC, matches
@@ -129,6 +129,7 @@ def _records(corpus: Corpus) -> dict[str, dict[str, dict[str, Any]]]:
 def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
     """Each claim at its release and, for a release's claim, on CORPUS as it is."""
     live = _records(corpus)
+    paths = {f"{r.kind}:{r.stem}": r.path for r in corpus}  # a moved record's key, all kinds
     views: dict[str, dict[str, dict[str, dict[str, Any]]]] = {LIVE: live}
     cutoffs = {LIVE: ""}
     for release in corpus.releases.items:
@@ -138,19 +139,31 @@ def evaluate(claims: list[Claim], corpus: Corpus) -> list[ClaimResult]:
     for c in claims:
         view = views.get(c.snapshot, live)[c.kind]
         at = evaluate_one(c, view)
-        published = evaluate_one(c, _undone(view, c)) if c.corrections else None
+        published = evaluate_one(c, _undone(view, c, paths)) if c.corrections else None
         now = None if c.snapshot == LIVE else evaluate_one(c, live[c.kind])
         history = _added_since(at, now, live[c.kind], cutoffs[c.snapshot]) if now else ((), ())
         out.append(ClaimResult(c, at, now, published, *history))
     return out
 
 
-def _undone(records: dict[str, dict[str, Any]], claim: Claim) -> dict[str, dict[str, Any]]:
-    """RECORDS with the claim's corrections undone: the values its release published."""
+def _undone(
+    records: dict[str, dict[str, Any]], claim: Claim, paths: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """RECORDS with the claim's corrections undone: the values its release published. A
+    record moved to another kind since is counted as the kind it was (its present data stand
+    for it), and not as the kind it is now."""
     out = dict(records)
+    every = claim.kind == ALL_KINDS
     for x in claim.corrections:
-        if x.entry in out:
-            out[x.entry] = {**out[x.entry], x.field: x.was}
+        if x.field != MOVED:
+            if x.entry in out:
+                out[x.entry] = {**out[x.entry], x.field: x.was}
+            continue
+        now_kind, _, now_key = str(x.now).partition(":")
+        present = paths.get(str(x.now), "") if every else now_key
+        moved = out.pop(present, None) if (every or now_kind == claim.kind) else None
+        if every or x.was == claim.kind:
+            out[f"{x.was}:{x.entry}" if every else x.entry] = moved or {}
     return out
 
 

@@ -22,6 +22,7 @@ from .yamlio import Document, FieldPath, read_document
 CLAIMS_FILE = "claims.yaml"
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 ALL_KINDS = "all"  # a claim over every record kind (a headline count)
+MOVED = "kind"  # a correction's field when the record moved to another kind since the release
 CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect", "corrections")
 CORRECTION_FIELDS = ("date", "entry", "field", "was", "now", "why")
 TOP_FIELDS = ("claims", "prisma")
@@ -194,6 +195,11 @@ def _corrections(
             continue
         if not DAY.fullmatch(str(c["date"])):
             r.bad((*where, "date"), f"'{c['date']}' is not a day", "YYYY-MM-DD")
+        if c["field"] == MOVED:
+            if _moved_ok(r, c, where, corpus):
+                out.append(Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]),
+                                      str(c["now"]), str(c["why"])))  # fmt: skip
+            continue
         entry = records.get(str(c["entry"]))
         if entry is None:
             r.bad((*where, "entry"), f"'{c['entry']}' is not a {kind} in the corpus")
@@ -208,6 +214,25 @@ def _corrections(
         out.append(Correction(str(c["date"]), str(c["entry"]), str(c["field"]), c["was"],
                               c["now"], str(c["why"])))  # fmt: skip
     return tuple(out)
+
+
+def _moved_ok(r: Section, c: dict[str, Any], where: FieldPath, corpus: Corpus) -> bool:
+    """A record moved to another kind since the release (an entry withdrawn to an exclusion,
+    or the reverse): `was` is its kind then, `now` names the record it is now as kind:key,
+    and no record of the old kind holds its key any more."""
+    kinds = corpus.taxonomy.kinds
+    now_kind, _, now_key = str(c["now"]).partition(":")
+    if c["was"] not in kinds:
+        r.bad((*where, "was"), f"'{c['was']}' is not a record kind", f"one of: {', '.join(kinds)}")
+        return False
+    if now_kind not in kinds or now_key not in {rec.stem for rec in corpus.of(now_kind)}:
+        r.bad((*where, "now"), f"'{c['now']}' names no record of the corpus",
+              "kind:key of the record it is now, e.g. exclusion:E383")  # fmt: skip
+        return False
+    if str(c["entry"]) in {rec.stem for rec in corpus.of(str(c["was"]))}:
+        r.bad((*where, "entry"), f"'{c['entry']}' is still a {c['was']} of the corpus")
+        return False
+    return True
 
 
 def _expect_ok(
