@@ -66,6 +66,24 @@ AUDITED = {
     ("langmarl2026", "affiliation"): ("Xi'an Jiaotong University", "Arizona State University"),
     ("paramanager", "credit_strictness"): ("strict", "broad"),
     ("wideseek-r1-2026", "credit_strictness"): ("strict", "broad"),
+    # round two (2026-12-07): affiliations read from the works' own pages, preference
+    # optimisation read as is_rl partial, a venue the proceedings page gives
+    ("agentspawn", "affiliation"): ("unknown", "AutoHand Evolve"),
+    ("lamo2026", "affiliation"): (
+        "unknown",
+        "Zhejiang Key Laboratory of Accessible Perception and Intelligent Systems, Zhejiang "
+        "University / College of Computer Science and Technology, Zhejiang University",
+    ),
+    ("learning-to-deliberate2025", "venue"): ("arXiv", "AAAI 2026"),
+    ("learning-to-deliberate2025", "affiliation"): ("unknown", "University of Southern California"),
+    ("malt", "is_rl"): ("yes", "partial"),
+    ("mtu-bench2025", "affiliation"): ("unknown", "Alibaba Group"),
+    ("sage2026", "affiliation"): (
+        "unknown",
+        "College of Computer Science and Software Engineering, Shenzhen University",
+    ),
+    ("sirius2025", "affiliation"): ("unknown", "Stanford University"),
+    ("wideseek-r1-2026", "affiliation"): ("unknown", "EE, Tsinghua University"),
 }
 
 
