@@ -276,8 +276,8 @@ class _RecordCheck:
             elif name == "others" and i != len(items) - 1:
                 self.problem(path, "bad-author", "'others' may only close the list")
             elif name == "others" and i == 0:
-                self.problem(path, "bad-author", "'others' alone names no author",
-                             "list at least the first author, as the work's own page gives it")  # fmt: skip
+                hint = "list at least the first author, as the work's own page gives it"
+                self.problem(path, "bad-author", "'others' alone names no author", hint)
 
     def ids(self, value: Any) -> None:
         if not isinstance(value, dict):
