@@ -431,3 +431,40 @@ def test_pager_fits_a_phone(big: tuple[Path, list[dict[str, Any]]], browser: Bro
     assert pg.is_visible("#pager a[rel=next]")
     assert pg.evaluate("document.documentElement.scrollWidth") <= 375
     context.close()
+
+
+def test_changes_page_link_lists_what_was_added_on_the_release_day_after_it(
+    tmp_path: Path, page: Page
+) -> None:
+    """An entry added on a release's day but not among its additions is new since that release:
+    the Changes page counts it, and its "show them in the list" link lists it."""
+    import shutil
+
+    from conftest import FIXTURES
+
+    root = tmp_path / "corpus"
+    shutil.copytree(FIXTURES / "corpus", root)
+    listed = ["paper:alpha-rl", "paper:beta-bench", "paper:gamma-survey", "exclusion:E001",
+              "exclusion:E002"]  # fmt: skip
+    with (root / "releases.yaml").open("a", encoding="utf-8") as f:
+        f.write("    changes:\n      added:\n" + "".join(f'        - "{x}"\n' for x in listed))
+    late = (root / "papers" / "gamma-survey.yaml").read_text(encoding="utf-8")
+    late = late.replace("key: gamma-survey", "key: delta-late").replace("Gamma:", "Delta:")
+    (root / "papers" / "delta-late.yaml").write_text(late, encoding="utf-8")
+    out = root / "site"
+    write_tree(out, build_site(analyse(load_corpus(root), stats_if_invalid=True)), "litcorpus",
+               "site")  # fmt: skip
+    page.goto((out / "changes.html").as_uri())
+    assert "1 entry added since 2026-05-04" in page.text_content("#since")
+    page.click("#since a[href*='since=']")
+    status_is(page, "Added since release 2026.05. Showing 1 of 4 entries.")
+    assert entry_keys(page) == ["delta-late"]
+
+
+def test_an_unknown_value_in_the_address_is_named_in_the_status(site: Path, page: Page) -> None:
+    """?category=nonsense: the count says why nothing is shown, not only the empty panel."""
+    page.goto((site / "index.html").as_uri() + "?category=nonsense")
+    wait_for(page, "document.querySelector('#status').textContent.includes('Showing 0')")
+    status = page.text_content("#status")
+    assert status.startswith("There is no Category \u201cnonsense\u201d. Showing 0 of"), status
+    assert "There is no Category \u201cnonsense\u201d." in page.text_content("#no-results-why")

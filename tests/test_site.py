@@ -464,3 +464,24 @@ def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) 
     text = re.sub(r"<[^>]+>", " ", page.split("<main")[1].split("</main>")[0])
     assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no field name said as such
     assert '<dfn id="boundary">Boundary</dfn>: what a claim counts' in page
+
+
+def test_newest_first_orders_by_day_within_a_year(clone: Path) -> None:
+    """The default order: newest year first; within a year, the latest first public day
+    first, and an entry with a year alone after those with a day."""
+    import yaml
+
+    pages = build_site(analyse(load_corpus(clone)))
+    listed = [row[0] for row in js_data(pages["assets/entries.js"], "LITCORPUS_ENTRIES")["entries"]]
+    data = {p.stem: yaml.safe_load(p.read_text()) for p in (clone / "papers").glob("*.yaml")}
+
+    def order(k: str) -> tuple[int, int, list[int], str]:
+        day = str(data[k].get("published") or "")
+        return (-data[k]["year"], 0 if day else 1, [-ord(c) for c in day], k)
+
+    keys = [order(k) for k in listed]
+    assert keys == sorted(keys)
+    dated = [k for k in listed if data[k].get("published") and data[k]["year"] == 2025]
+    assert len(dated) > 5  # the order is tested on days, not only on years and keys
+    html_order = re.findall(r'<li class="entry" data-key="([^"]+)"', pages["index.html"].decode())
+    assert html_order and html_order == listed[: len(html_order)]

@@ -233,9 +233,12 @@ class Listing:
         i = self.index[a].get(str(e["data"].get(self.group)))
         return "" if i is None else str(self.values[a][i][1])
 
-    def script(self, entries: list[dict[str, Any]], releases: list[list[str]]) -> bytes:
+    def script(
+        self, entries: list[dict[str, Any]], releases: list[list[str]], held: list[int]
+    ) -> bytes:
         """assets/entries.js for ENTRIES, the entries this listing was made of, in the default
-        order; RELEASES: [version, date]."""
+        order; RELEASES: [version, date]; HELD: for each entry, the index of the first release
+        that holds it (len(RELEASES) for none), which is what `?since=VERSION` filters on."""
         rows = [
             [
                 e["key"],
@@ -248,6 +251,7 @@ class Listing:
                 self.entry_values(e, n),
                 e["added"],
                 1 if e["new"] else 0,
+                held[n],
             ]
             for n, e in enumerate(entries)
         ]

@@ -190,3 +190,11 @@ def entry_view(data: dict[str, Any], tax: Taxonomy, since: Release | None = None
         "facets": {a: " ".join(v) for a, v in facets.items()},
         "data": data,
     }
+
+
+def first_release(releases: list[Release], entry: dict[str, Any]) -> int:
+    """The index in RELEASES of the first release that holds ENTRY (an entry_view), or
+    len(RELEASES) when none does yet."""
+    added = parse_day(entry["added"])
+    key = str(entry["key"])
+    return next((i for i, r in enumerate(releases) if r.holds("paper", key, added)), len(releases))

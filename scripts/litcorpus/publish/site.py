@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from orchtrace.schemadoc import schema_rows
 
 from ..analysis.result import Result
+from ..model.corpus import Record
 from ..model.taxonomy import Taxonomy
 from ..progress import Progress
 from . import statsdir
@@ -29,7 +30,14 @@ from .export import entry_bibtex
 from .feed import atom_feed
 from .figures import figure_titles
 from .listing import Listing
-from .presentation import entry_view, shared_codes, value_name, where_query, where_text
+from .presentation import (
+    entry_view,
+    first_release,
+    shared_codes,
+    value_name,
+    where_query,
+    where_text,
+)
 from .search import search_index
 from .statspage import stats_sections
 from .tables import build_tables, scope_notes
@@ -87,6 +95,21 @@ def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[
     return out
 
 
+def newest_first(record: Record) -> tuple[int, int, str, str]:
+    """The list's default order: newest year first, within a year the latest first public
+    day first (entries with a year alone after those with a day), then by key."""
+    day = str(record.data.get("published") or "")
+    return (-int(record.data.get("year", 0)), 0 if day else 1, _descending(day), record.stem)
+
+
+def _descending(text: str) -> str:
+    """TEXT's characters mapped so that sorting ascending orders the days newest first."""
+    return text.translate(_REVERSE_DIGITS)
+
+
+_REVERSE_DIGITS = str.maketrans("0123456789", "9876543210")
+
+
 def site_files(
     result: Result,
     progress: Progress | None = None,
@@ -101,7 +124,7 @@ def site_files(
         stats_files = statsdir.stats_files(result)
     stats = result.stats
     assert stats is not None  # stats_files raised already otherwise
-    records = sorted(corpus.of("paper"), key=lambda r: (-int(r.data.get("year", 0)), r.stem))
+    records = sorted(corpus.of("paper"), key=newest_first)
     latest = corpus.releases.latest()
     entries = [entry_view(r.data, tax, latest) for r in records]
     by_key = {e["key"]: e for e in entries}
@@ -154,7 +177,8 @@ def site_files(
         else:
             yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
     releases = [[r.version, r.date.isoformat()] for r in corpus.releases.items]
-    yield "assets/entries.js", listing.script(entries, releases)
+    held = [first_release(corpus.releases.items, e) for e in entries]
+    yield "assets/entries.js", listing.script(entries, releases, held)
     for done, e in enumerate(entries, start=1):
         if progress:
             progress("writing pages", done, len(entries))

@@ -14,7 +14,7 @@
   // a reader who asked to save data (Save-Data) gets them when first touching the search box.
   // Filters and counts run over every entry, and only the current page is in the DOM.
   const KEY = 0, TITLE = 1, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
-  const ADDED = 8, NEW = 9;
+  const ADDED = 8, NEW = 9, HELD = 10;
   const SORTS = ["relevance", "year", "year-asc", "title"];
   const PAGER_SPAN = 2;
   const TYPING_MS = 120;
@@ -393,10 +393,12 @@
       selected.forEach((on, a) => { if (on) { chosen.push(a); } });
       const counts = data.axes.map((axis) => new Int32Array(axis.values.length));
       const matched = new Uint8Array(entries.length);
-      const release = state.since ? data.releases.find((r) => r[0] === state.since) : null;
+      // ?since=VERSION: the entries no release up to VERSION holds (one added on a release's
+      // day is held by it only when the release lists it)
+      const release = state.since ? data.releases.findIndex((r) => r[0] === state.since) : -1;
       for (let i = 0; i < entries.length; i += 1) {
         const e = entries[i];
-        if (state.since && (!release || !(e[ADDED] > release[1]))) { continue; }
+        if (state.since && !(release >= 0 && e[HELD] > release)) { continue; }
         if (found && !found[i]) { continue; }
         const values = e[VALUES];
         let misses = 0;
@@ -706,6 +708,11 @@
           ? "Added since release " + state.since + ". "
           : "There is no release " + state.since + ": no entry is shown. ";
       }
+      // a value the address asks for that no facet has is said where the count is read
+      Object.keys(unknown).forEach((a) => {
+        const label = data.axes[data.axisAt[a]].label;
+        unknown[a].forEach((v) => { sinceText += "There is no " + label + " \u201c" + v + "\u201d. "; });
+      });
       let text = sinceText + statusText({
         first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
         total: data.entries.length, pages: pages
