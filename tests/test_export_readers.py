@@ -330,3 +330,28 @@ def test_latex_tables_escape_every_special_character() -> None:
                   lambda m: m.group(1) or undo[m.group()], escaped)  # fmt: skip
     assert back == specials
     assert not re.search(r"(?<!\\)[&%$#_~^]", escaped.replace("{}", ""))
+
+
+def test_ids_survive_pandas_default_reading() -> None:
+    """pandas.read_csv with no options keeps every identifier of the shipped corpus's CSV
+    exports as written (a bare 2602.17100 would come back as the number 2602.171)."""
+    import pandas as pd
+
+    from litcorpus.publish.export import decisions_csv
+
+    shipped = load_corpus(REPO)
+    for kind, text in (("paper", to_csv(shipped)), ("exclusion", decisions_csv(shipped))):
+        frame = pd.read_csv(io.StringIO(text))
+        records = {r.stem: r.data for r in shipped.of(kind)}
+        key = "key" if kind == "paper" else "id"
+        read = 0
+        for scheme in shipped.taxonomy.id_schemes:
+            column = frame[f"ids.{scheme}"]
+            for rid, cell in zip(frame[key], column, strict=True):
+                want = (records[rid].get("ids") or {}).get(scheme)
+                if want:
+                    assert cell == f"{scheme}:{want}", (rid, scheme, cell)
+                    read += 1
+                else:
+                    assert pd.isna(cell), (rid, scheme, cell)
+        assert read > 300  # arXiv ids such as 2602.17100 among them

@@ -143,9 +143,17 @@ def to_json(corpus: Corpus) -> str:
     return json.dumps(papers(corpus), indent=2, ensure_ascii=False) + "\n"
 
 
+def _id_cell(scheme: str, ids: dict[str, Any]) -> str:
+    """An identifier as a CSV cell: 'arxiv:2602.17100', the scheme first, so that no reader's
+    default typing (pandas, R's read.csv, a spreadsheet) turns it into the number 2602.171."""
+    value = ids.get(scheme)
+    return f"{scheme}:{value}" if value not in (None, "") else ""
+
+
 def to_csv(corpus: Corpus) -> str:
     """One row per entry; lists joined with '; ', mappings as JSON, id schemes as ids.<scheme>
-    columns; cells that a spreadsheet would run as formulas are neutralised (see escape)."""
+    columns written scheme:id; cells that a spreadsheet would run as formulas are neutralised
+    (see escape)."""
     rows = papers(corpus)
     columns = corpus.taxonomy.allowed_fields("paper")
     schemes = list(corpus.taxonomy.id_schemes)
@@ -158,7 +166,7 @@ def to_csv(corpus: Corpus) -> str:
         ids = d.get("ids") or {}
         row = []
         for col in header:
-            value = ids.get(col[4:]) if col.startswith("ids.") else d.get(col)
+            value = _id_cell(col[4:], ids) if col.startswith("ids.") else d.get(col)
             row.append(
                 csv_cell(
                     "; ".join(map(str, value))
@@ -252,7 +260,10 @@ def decisions_csv(corpus: Corpus) -> str:
     for d in decisions(corpus):
         ids = d.get("ids") or {}
         writer.writerow(
-            [csv_cell(ids.get(c[4:], "") if c.startswith("ids.") else d.get(c, "")) for c in header]
+            [
+                csv_cell(_id_cell(c[4:], ids) if c.startswith("ids.") else d.get(c, ""))
+                for c in header
+            ]
         )
     return buf.getvalue()
 
