@@ -468,3 +468,49 @@ def test_an_unknown_value_in_the_address_is_named_in_the_status(site: Path, page
     status = page.text_content("#status")
     assert status.startswith("There is no Category \u201cnonsense\u201d. Showing 0 of"), status
     assert "There is no Category \u201cnonsense\u201d." in page.text_content("#no-results-why")
+
+
+@pytest.fixture(scope="module")
+def live_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the shipped corpus as it is (its claims have counter-examples since)."""
+    import shutil
+
+    from conftest import REPO
+
+    root = tmp_path_factory.mktemp("live") / "corpus"
+    root.mkdir()
+    for name in ("taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml",
+                 "CHANGELOG.md", "CITATION.cff"):  # fmt: skip
+        shutil.copy2(REPO / name, root / name)
+    for folder in ("papers", "exclusions", "reviews", "traces", "screening"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns(".store"))
+    out = root / "site"
+    write_tree(out, build_site(analyse(load_corpus(root))), "litcorpus", "site")
+    return out
+
+
+def test_claims_page_colours_each_verdict_and_spaces_its_history(
+    live_site: Path, page: Page
+) -> None:
+    """A claim held at its release that no longer holds: its two badges differ in colour
+    (held in the held colour, "No longer holds" in the broken one), and the history of later
+    and missed entries reads as two sentences."""
+    page.goto((live_site / "claims.html").as_uri())
+    claim = page.locator("li.claim.differs").first
+    held = claim.locator(".badge.held").first
+    gone = claim.locator(".badge.broken").first
+    assert gone.text_content() == "No longer holds on the live corpus"
+    colour = "el => getComputedStyle(el).color"
+    assert held.evaluate(colour) != gone.evaluate(colour)
+    history = " ".join(page.locator("p.verdicts.history").all_text_contents())
+    assert re.search(r"\)\.Published", history) is None
+    assert re.search(r"\)\. Published before it", history)
+
+
+def test_an_axis_has_one_name_on_facets_chips_and_pages(live_site: Path) -> None:
+    """The credit axis is "Credit strictness" on the facet, on the cards' tags and on the
+    entry pages alike (a second name confused readers)."""
+    index = (live_site / "index.html").read_text(encoding="utf-8")
+    entry = (live_site / "papers" / "puppeteer.html").read_text(encoding="utf-8")
+    assert "Credit strictness" in index and "Credit strictness" in entry
+    assert "Credit estimator" not in index + entry
