@@ -514,3 +514,18 @@ def test_an_axis_has_one_name_on_facets_chips_and_pages(live_site: Path) -> None
     entry = (live_site / "papers" / "puppeteer.html").read_text(encoding="utf-8")
     assert "Credit strictness" in index and "Credit strictness" in entry
     assert "Credit estimator" not in index + entry
+
+
+def test_every_site_link_is_in_view_on_a_phone(live_site: Path, browser: Browser) -> None:
+    """At 375 px the site's navigation wraps: every link lies inside the viewport, none
+    behind an unmarked sideways scroll."""
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    pg = context.new_page()
+    pg.goto((live_site / "index.html").as_uri())
+    boxes = pg.evaluate(
+        "Array.from(document.querySelectorAll('.main-nav a')).map(a => {"
+        " const r = a.getBoundingClientRect(); return [a.textContent, r.left, r.right]; })"
+    )
+    assert len(boxes) >= 5 and all(left >= 0 and right <= 375 for _, left, right in boxes), boxes
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 375
+    context.close()
