@@ -37,18 +37,29 @@ CODE = "screening-audit-invalid"
 
 
 @dataclass(frozen=True, slots=True)
+class First:
+    """The corpus's decision on one audited record."""
+
+    record: str
+    decision: str
+    reason: str  # the exclusion reason's code (X2), empty for an entry
+
+    @property
+    def stratum(self) -> str:
+        return f"{self.decision} {self.reason}".strip()
+
+
+@dataclass(frozen=True, slots=True)
 class Decided:
     record: Record
-    decision: str
-    reason: str | None  # the exclusion reason's code (X2), None for an entry
-    stratum: str
+    first: First
 
 
 def frame(corpus: Corpus, skip_stages: list[str]) -> list[Decided]:
     """Every decided record the audit may draw: the entries, and the exclusions except those
     made at SKIP_STAGES (the duplicate screen judges sameness, not eligibility)."""
     prisma = corpus.taxonomy.views.prisma  # which kind is excluded, at which stage, why
-    out = [Decided(r, "include", None, "include") for r in corpus.of("paper")]
+    out = [Decided(r, First(r.stem, "include", "")) for r in corpus.of("paper")]
     if not prisma:
         return out
     reason_axis = corpus.taxonomy.axes[prisma["reason_axis"]]
@@ -57,7 +68,7 @@ def frame(corpus: Corpus, skip_stages: list[str]) -> list[Decided]:
             continue
         value = reason_axis.by_id.get(str(r.data.get(reason_axis.id)))
         code = (value.code or value.id) if value else str(r.data.get(reason_axis.id))
-        out.append(Decided(r, "exclude", code, f"exclude {code}"))
+        out.append(Decided(r, First(r.stem, "exclude", code)))
     return sorted(out, key=lambda d: (d.record.kind, d.record.stem))
 
 
@@ -71,7 +82,7 @@ def draw(decided: list[Decided], size: int, seed: int) -> list[Decided]:
     is at least the number of strata."""
     strata: dict[str, list[Decided]] = {}
     for d in decided:
-        strata.setdefault(d.stratum, []).append(d)
+        strata.setdefault(d.first.stratum, []).append(d)
     size = min(size, len(decided))
     quota = {s: size * len(m) / len(decided) for s, m in strata.items()}
     least = 1 if size >= len(strata) else 0  # every stratum once, when the size allows
@@ -115,24 +126,8 @@ def worksheet(chosen: list[Decided], seed: int) -> str:
 FROZEN = ("record", "corpus_decision", "corpus_reason")  # the corpus's decision, as compared
 
 
-@dataclass(frozen=True, slots=True)
-class First:
-    """The corpus's decision on one audited record."""
-
-    record: str
-    decision: str
-    reason: str  # the exclusion reason's code, empty for an entry
-
-    @property
-    def stratum(self) -> str:
-        return f"{self.decision} {self.reason}".strip()
-
-
 def _firsts(corpus: Corpus, seed: int, skip_stages: list[str]) -> dict[str, First]:
-    return {
-        blind_id(d.record, seed): First(d.record.stem, d.decision, d.reason or "")
-        for d in frame(corpus, skip_stages)
-    }
+    return {blind_id(d.record, seed): d.first for d in frame(corpus, skip_stages)}
 
 
 def freeze(corpus: Corpus, file: Path, seed: int, skip_stages: list[str]) -> str | None:
