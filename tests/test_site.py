@@ -485,3 +485,15 @@ def test_newest_first_orders_by_day_within_a_year(clone: Path) -> None:
     assert len(dated) > 5  # the order is tested on days, not only on years and keys
     html_order = re.findall(r'<li class="entry" data-key="([^"]+)"', pages["index.html"].decode())
     assert html_order and html_order == listed[: len(html_order)]
+
+
+def test_every_gap_cell_colour_is_in_the_legend(mini_root: Path) -> None:
+    """A filled cell the table declares not to apply gets its own colour, and the legend says
+    what it means, as it does for every other state a cell is drawn in."""
+    edit(mini_root / "papers/alpha-rl.yaml", "orchestration_form: swarm", "orchestration_form: NA")
+    gaps = build_site(analyse(load_corpus(mini_root)))["gaps.html"].decode()
+    legend = re.search(r'<p class="legend">(.*?)</p>', gaps, re.S)
+    assert legend is not None
+    explained = set(re.findall(r'class="swatch (state-[a-z_]+)"', legend.group(1)))
+    drawn = set(re.findall(r'class="cell (state-[a-z_]+)', gaps))
+    assert "state-unexpected" in drawn and drawn <= explained, drawn - explained
