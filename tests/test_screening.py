@@ -215,6 +215,10 @@ def test_dual_screening_is_blind_agrees_conflicts_and_reports_kappa(queued: Path
         ["ana", "ben"], 4, 0.5, 0.4375, 0.1111,
     )  # fmt: skip
     assert "blind" in agreed["method"]
+    low, high = pair["ci95"]
+    assert -1 <= low < pair["kappa"] < high <= 1  # its interval, in the text output too
+    text = litcorpus("screen", "agreement", "--root", str(queued)).stdout
+    assert f"kappa 0.1111 (95% CI {low} to {high})" in text
     resolved = litcorpus(
         "screen", "resolve", dual[2], "include", "--root", str(queued), "--reviewer", "cat"
     )

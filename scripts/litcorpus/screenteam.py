@@ -79,6 +79,7 @@ def agreement_command(root: Path | None, fmt: str) -> None:
         click.echo(
             f"{' and '.join(p['reviewers'])}: {p['records']} records, observed "
             f"{p['observed']:.2f}, chance {p['expected']:.2f}, kappa {p['kappa']}"
+            + (f" (95% CI {p['ci95'][0]} to {p['ci95'][1]})" if p.get("ci95") else "")
         )
     if not result["pairs"]:
         click.echo(f"no record of the dual sample ({result['sampled']}) has two decisions yet")
