@@ -27,10 +27,10 @@ from conftest import REPO
 from litcorpus.model.corpus import Corpus, Record, load_corpus
 from litcorpus.model.taxonomy import load_taxonomy
 from litcorpus.model.yamlio import Document
+from litcorpus.publish.citable import Table, render
 from litcorpus.publish.escape import csv_cell, latex_text, md_url
 from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv, to_ris
 from litcorpus.publish.readme import item
-from litcorpus.publish.tables import Table, render
 from litcorpus.publish.templating import environment
 
 TAXONOMY = load_taxonomy(REPO)[0]

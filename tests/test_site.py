@@ -53,6 +53,7 @@ def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
     files = mini_site
     for path in [
         "assets/app.js",
+        "assets/list.js",
         "assets/style.css",
         "assets/search-index.js",
         "stats/exports/corpus.json",

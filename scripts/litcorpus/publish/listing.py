@@ -5,7 +5,7 @@ The list shows PAGE_SIZE entries at a time, so the page's HTML and DOM stay the 
 however large the corpus grows. index.html holds the first page; list/N.html holds page N of
 the default order (newest first, over the whole list), so every entry is reachable without
 JavaScript. assets/entries.js holds one compact record per entry, from which the browser
-filters, counts, sorts and renders any page (static/app.js); a reader may group a page in
+filters, counts, sorts and renders any page (static/list.js); a reader may group a page in
 sections by the taxonomy's site.group_by axis. A card shows the tags of the site.headline axes
 (the survey's three axes and the topology), whose filters come first and unfolded; the rest
 are on the paper page.
@@ -100,7 +100,7 @@ def pager(current: int, pages: int, base: str) -> list[dict[str, Any]]:
 
 def status_text(first: int, shown: int, matching: int, total: int, pages: int) -> str:
     """The list's status line; FIRST is the 1-based position of the page's first entry.
-    static/app.js words it the same way."""
+    static/list.js words it the same way."""
     if pages <= 1:
         if matching == total:
             return f"Showing all {total:,} entries."

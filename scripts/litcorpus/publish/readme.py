@@ -22,11 +22,11 @@ from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.naming import byline
 from ..model.taxonomy import Taxonomy
+from .citable import render
 from .escape import md_text, md_url
 from .figures import CONCEPT_TITLES
 from .presentation import grouped, safe_url, tags_of
-from .tables import reader_tables as build_reader_tables
-from .tables import render
+from .readertables import reader_tables as build_reader_tables
 
 BEGIN = "<!-- BEGIN GENERATED: awesome list (litcorpus readme; do not edit) -->"
 END = "<!-- END GENERATED: awesome list -->"

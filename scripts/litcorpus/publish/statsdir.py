@@ -17,10 +17,11 @@ from safewrite.tree import stale, write_tree
 from ..analysis.result import Result
 from ..progress import Progress
 from . import outputs
+from .citable import render
 from .export import EXPORTERS
 from .figures import build_figures, figure_specs
 from .prisma2020 import prisma2020_csv
-from .tables import build_tables, render
+from .tables import build_tables
 from .templating import environment
 
 EXPORT_FILES = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import Table
+from .citable import Table
 
 # (section id, title, introduction, table id prefixes, figure name prefixes), in page order
 SECTIONS = [

@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
 from ..model.queue import QUEUE_FILE, Queue, Queued, usable_queue
+from ..model.screeningrules import Screening
 from ..model.searches import load_searches
 from ..model.text import option_problem, url_problem
-from ..model.views import Screening
 from ..publish.outputs import commit_changes
 from ..workflow.add import make_key, render_entry
 
