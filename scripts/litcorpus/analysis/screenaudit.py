@@ -21,6 +21,7 @@ import csv
 import hashlib
 import io
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -211,9 +212,7 @@ def compare(
         for first, second, why, row in judged
         if second != first.decision
     ]
-    strata: dict[str, int] = {}
-    for first, *_ in judged:
-        strata[first.stratum] = strata.get(first.stratum, 0) + 1
+    strata = Counter(first.stratum for first, *_ in judged)
     result |= {
         "file": rel,
         "strata": dict(sorted(strata.items())),

@@ -95,19 +95,14 @@ def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[
     return out
 
 
-def newest_first(record: Record) -> tuple[int, int, str, str]:
-    """The list's default order: newest year first, within a year the latest first public
-    day first (entries with a year alone after those with a day), then by key."""
-    day = str(record.data.get("published") or "")
-    return (-int(record.data.get("year", 0)), 0 if day else 1, _descending(day), record.stem)
-
-
-def _descending(text: str) -> str:
-    """TEXT's characters mapped so that sorting ascending orders the days newest first."""
-    return text.translate(_REVERSE_DIGITS)
-
-
-_REVERSE_DIGITS = str.maketrans("0123456789", "9876543210")
+def newest_first(records: list[Record]) -> list[Record]:
+    """The list's default order: newest year first, within a year the latest first public day
+    first (entries with a year alone after those with a day), then by key. Stable sorts, the
+    last key first."""
+    out = sorted(records, key=lambda r: r.stem)
+    out.sort(key=lambda r: str(r.data.get("published") or ""), reverse=True)
+    out.sort(key=lambda r: int(r.data.get("year", 0)), reverse=True)
+    return out
 
 
 def site_files(
@@ -124,7 +119,7 @@ def site_files(
         stats_files = statsdir.stats_files(result)
     stats = result.stats
     assert stats is not None  # stats_files raised already otherwise
-    records = sorted(corpus.of("paper"), key=newest_first)
+    records = newest_first(corpus.of("paper"))
     latest = corpus.releases.latest()
     entries = [entry_view(r.data, tax, latest) for r in records]
     by_key = {e["key"]: e for e in entries}

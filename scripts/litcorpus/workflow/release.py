@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import re
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,11 +117,7 @@ def checks(reviews: dict[str, dict[str, Any] | None]) -> list[str]:
     lines = []
     if audit := reviews.get("screening_audit"):
         ci = audit.get("ci95") or ["n/a", "n/a"]
-        settled: dict[str, int] = {}
-        for c in audit["conflicts"]:
-            settled[c["resolution"] or "unresolved"] = (
-                settled.get(c["resolution"] or "unresolved", 0) + 1
-            )
+        settled = Counter(c["resolution"] or "unresolved" for c in audit["conflicts"])
         how = ", ".join(f"{n} {who}" for who, n in sorted(settled.items()))
         lines.append(
             f"- Blind second screening of {audit['records']} decided records: Cohen's kappa "

@@ -418,14 +418,20 @@
 
     function total(matched) { return matched.reduce((n, m) => n + m, 0); }
 
+    // "There is no Category “x”." for each value the address asks for that no facet has.
+    function unknownValues() {
+      const out = [];
+      Object.keys(unknown).forEach((a) => {
+        const label = data.axes[data.axisAt[a]].label;
+        unknown[a].forEach((v) => { out.push("There is no " + label + " \u201c" + v + "\u201d."); });
+      });
+      return out;
+    }
+
     // Why nothing matches: each filter that alone empties the list, and how many entries its
     // removal would show.
     function explainEmpty(state, found) {
-      const parts = [];
-      Object.keys(unknown).forEach((a) => {
-        const label = data.axes[data.axisAt[a]].label;
-        unknown[a].forEach((v) => { parts.push("There is no " + label + " \u201c" + v + "\u201d."); });
-      });
+      const parts = unknownValues();
       const names = [];
       if (found) { names.push(["the search \u201c" + state.q + "\u201d", { q: "" }]); }
       if (state.since) { names.push(["entries added since " + state.since, { since: "" }]); }
@@ -707,10 +713,7 @@
           : "There is no release " + state.since + ": no entry is shown. ";
       }
       // a value the address asks for that no facet has is said where the count is read
-      Object.keys(unknown).forEach((a) => {
-        const label = data.axes[data.axisAt[a]].label;
-        unknown[a].forEach((v) => { sinceText += "There is no " + label + " \u201c" + v + "\u201d. "; });
-      });
+      unknownValues().forEach((said) => { sinceText += said + " "; });
       let text = sinceText + statusText({
         first: (page - 1) * data.pageSize + 1, count: count, matching: shown.length,
         total: data.entries.length, pages: pages
