@@ -12,7 +12,7 @@ from ..model.corpus import Record
 from ..model.problems import Problem, choices_hint
 from ..model.taxonomy import Axis, FieldSpec, Taxonomy
 from ..model.text import character_problems, key_ok, parse_day, url_problem
-from ..model.yamlio import FieldPath
+from ..model.yamlio import FieldPath, strings
 
 
 class RecordCheck:
@@ -92,18 +92,11 @@ class RecordCheck:
     def characters(self, data: dict[str, Any], fields: dict[str, FieldSpec]) -> None:
         """Control and bidirectional characters in any text of the record; a line break only
         in fields of type text."""
-        stack: list[tuple[FieldPath, Any]] = [((k,), v) for k, v in data.items()]
-        while stack:
-            path, value = stack.pop()
-            if isinstance(value, dict):
-                stack += [((*path, k), v) for k, v in value.items()]
-            elif isinstance(value, list):
-                stack += [((*path, i), v) for i, v in enumerate(value)]
-            elif isinstance(value, str):
-                spec = fields.get(str(path[0]))
-                prose = spec is not None and spec.type == "text"
-                for code, message, hint in character_problems(value, prose):
-                    self.problem(path, code, message, hint)
+        for path, value in strings(data):
+            spec = fields.get(str(path[0]))
+            prose = spec is not None and spec.type == "text"
+            for code, message, hint in character_problems(value, prose):
+                self.problem(path, code, message, hint)
 
     def evidence(self, spec: FieldSpec, value: Any, data: dict[str, Any]) -> None:
         """One item {source, quote, where} for each value tagged in SPEC's axes; no other."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from .problems import Problem, choices_hint
 from .text import ID_HINT, character_problems, id_ok, parse_day
-from .yamlio import Document, FieldPath
+from .yamlio import Document, FieldPath, strings
 
 
 class Section:
@@ -92,18 +92,11 @@ def text_problems(doc: Document, file: str) -> list[Problem]:
     bidirectional characters and line breaks in any value, and scalars that other YAML readers
     would retype (anything but whole numbers, true and false, and YYYY-MM-DD days unquoted)."""
     out = []
-    stack: list[tuple[FieldPath, Any]] = [((), doc.data)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, dict):
-            stack += [((*path, k), v) for k, v in value.items()]
-        elif isinstance(value, list):
-            stack += [((*path, i), v) for i, v in enumerate(value)]
-        elif isinstance(value, str):
-            line, col = doc.where(path)
-            field = ".".join(map(str, path)) or None
-            for code, message, hint in character_problems(value, prose=False):
-                out.append(Problem(file, code, message, line, col, field, hint))
+    for path, value in strings(doc.data):
+        line, col = doc.where(path)
+        field = ".".join(map(str, path)) or None
+        for code, message, hint in character_problems(value, prose=False):
+            out.append(Problem(file, code, message, line, col, field, hint))
     for path, (kind, raw) in doc.implicit.items():
         if kind == "int" or raw.lower() in ("true", "false") or parse_day(raw) is not None:
             continue

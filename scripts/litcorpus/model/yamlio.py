@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,19 @@ class Document:
                 return self.positions[path]
             path = path[:-1]
         return self.positions.get((), (None, None))
+
+
+def strings(data: Any, start: FieldPath = ()) -> Iterator[tuple[FieldPath, str]]:
+    """Every text value of DATA, however deeply nested in mappings and lists, with its path."""
+    stack: list[tuple[FieldPath, Any]] = [(start, data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [((*path, k), v) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [((*path, i), v) for i, v in enumerate(value)]
+        elif isinstance(value, str):
+            yield path, value
 
 
 def _too_many_items(text: str) -> bool:
