@@ -52,12 +52,12 @@ def test_schema_reference_is_current() -> None:
 
 # name: (W, S, ideal, observed, peak, fan-out max, depth, finish, coverage, wasted, PARL)
 KNOWN = {
-    "centralized": (11, 7, 1.5714, None, 3, 2, 1, 1.0, 1.0, 0, 8),
-    "planner_executor_critic": (11, 10, 1.1, 1.1, 3, 2, 1, 1.0, 1.0, 0, 10),
-    "debate": (10, 6, 1.6667, None, 3, 2, 1, 1.0, 1.0, 0, 7),
-    "swarm": (19, 8, 2.375, None, 5, 4, 1, 1.0, 0.75, 2, 12),
-    "hierarchical": (20, 8, 2.5, None, 7, 2, 2, 1.0, 1.0, 0, 8),
-    "harness": (10, 9, 1.1111, 1.0, 2, 1, 1, 1.0, None, 0, 12),
+    "centralized": (11, 7, 1.5714, None, 3, 2, 1, 1.0, 1.0, 0, 4),
+    "planner_executor_critic": (11, 10, 1.1, 1.1, 3, 2, 1, 1.0, 1.0, 0, 7),
+    "debate": (10, 6, 1.6667, None, 3, 2, 1, 1.0, 1.0, 0, 4),
+    "swarm": (19, 8, 2.375, None, 5, 4, 1, 1.0, 0.75, 2, 5),
+    "hierarchical": (20, 8, 2.5, None, 7, 2, 2, 1.0, 1.0, 0, 4),
+    "harness": (10, 9, 1.1111, 1.0, 2, 1, 1, 1.0, None, 0, 5),
 }
 
 
@@ -93,7 +93,7 @@ def test_example_details() -> None:
         "cause": "answer",
         "events_after": 0,
     }
-    assert [s["critical_steps"] for s in swarm["critical_steps"]["stages"]] == [11, 1]
+    assert [s["critical_steps"] for s in swarm["critical_steps"]["stages"]] == [3, 2]
     debate = metrics(example("debate"))
     assert debate["messages"]["matrix"] == {"A": {"B": 2}, "B": {"A": 2}}
     assert debate["messages"]["density"] == pytest.approx(2 / 6, abs=1e-4)

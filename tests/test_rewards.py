@@ -42,16 +42,19 @@ def test_every_reward_documents_its_definition_family_and_source() -> None:
 
 
 def test_the_artifacts_example_by_hand() -> None:
-    # tests/fixtures/traces/artifact/example_trace.json (the survey artifact's own, CC0): one
-    # stage, ending at the aggregate e8; the orchestrator's steps e1, e2, e3, e8 (4) plus the
-    # longest sub-agent's, executor_1's e5 and e7 (2): 6 critical steps. Steps weigh 1 and the
+    # tests/fixtures/traces/artifact/example_trace.json (the survey artifact's own, CC0): the
+    # orchestrator's turns are e1 (its decision) and e8 (the aggregate); its spawns e2 and e3
+    # have no turn and no return between them, so planner_1 and executor_1 are one stage:
+    # e1 plus the longer sub-agent, 1 turn each (planner_1's message e4; executor_1's tool
+    # call e5, which no turn of its own precedes), then e8 alone: 2 + 1 = 3 critical steps
+    # (e6 is the tool's, e7 a return, neither a turn). Steps weigh 1 and the
     # eight events are one chain: W = S = 8, speedup 1; no t_end, so no observed speedup.
     # e1 spawns planner_1 and executor_1 (one decision, fan-out 2); only executor_1 returns:
     # finish rate 1/2; e8's ancestors hold both agents' events (coverage 1) and every event
     # (nothing wasted). costs.tokens 12000; no usd; one tool_call (e5); no stop event.
     got = values(FIXTURES / "artifact" / "example_trace.json")
     assert got == {
-        "critical_steps": 6.0,
+        "critical_steps": 3.0,
         "ideal_speedup": 1.0,
         "observed_speedup": "no-durations",
         "wasted_work": 0.0,
@@ -71,10 +74,11 @@ def test_the_artifacts_example_by_hand() -> None:
 
 def test_an_openinference_langgraph_run_by_hand() -> None:
     # The events test_trace_import.py derives from the raw spans of openinference-langgraph.pb:
-    # newsroom spawns supervisor (node supervisor's CHAIN spans, three times: step, step and
-    # return each, 9 events), researcher_agent (step, tool_call, tool_result, step, return: 5)
-    # and writer_agent (step, return: 2). newsroom's 5 spawns are one stage (it never
-    # aggregates), plus the longest sub-agent's 9: 14 critical steps. Five spawns at five
+    # newsroom (no model call of its own) runs supervisor, researcher_agent, supervisor,
+    # writer_agent and supervisor one after another, each returning before the next spawn:
+    # five stages. Model calls (LLM spans): supervisor one per run (its second CHAIN leaf, a
+    # router, is not a model call), researcher_agent two (its tool call follows the first, in
+    # its turn), writer_agent one: 1 + 2 + 1 + 1 + 1 = 6 critical steps. Five spawns at five
     # instants with no decision: fan-out 1; three agents spawned (the steps over spans' own
     # time are not steps here). Tokens 1520 (costs); OpenInference's LangChain spans record no
     # cost; no stop, no aggregate. W = S = makespan (one chain over the whole run): speedups 1.
@@ -83,7 +87,7 @@ def test_an_openinference_langgraph_run_by_hand() -> None:
     )
     got = values(trace)
     assert got == {
-        "critical_steps": 14.0,
+        "critical_steps": 6.0,
         "ideal_speedup": 1.0,
         "observed_speedup": 1.0,
         "wasted_work": 0.0,
@@ -103,16 +107,49 @@ def test_an_openinference_langgraph_run_by_hand() -> None:
 
 def test_a_langfuse_openai_agents_run_by_hand() -> None:
     # langfuse-openai-agents.json as test_trace_import.py reads it: one agent, "Hello world"
-    # (the "Agent workflow" span only wraps it), whose two model steps, tool_call and
-    # tool_result are 4 critical steps (its steps over its own time are not steps), and no
+    # (the "Agent workflow" span only wraps it), whose two model calls are its 2 critical
+    # steps (the tool call and result belong to the first one's turn; its steps over its own
+    # time are not turns), and no
     # spawn: a single-agent run earns no spawning reward. Langfuse's cost details 0.00023 +
     # 0.000402 = 0.000632 USD, 184 tokens.
     raw = (FIXTURES / "exports" / "langfuse-openai-agents.json").read_bytes()
     (trace,), _ = to_traces(read_spans(raw), "auto")
     r = rewards.read(trace)
-    assert rewards.critical_steps(r).value == 4.0
+    assert rewards.critical_steps(r).value == 2.0
     assert (rewards.cost_usd(r).value, rewards.tokens(r).value) == (0.000632, 184.0)
     assert (rewards.tool_calls(r).value, rewards.spawn_count(r).value) == (1.0, 0.0)
+
+
+def test_critical_steps_count_turns_as_the_reading_says() -> None:
+    # One agent, no sub-agent: its turns are its critical steps. Two stretches of one model
+    # span (s1) are one turn; a step marked turn false and a span's own time without tokens
+    # are none, one with tokens (an agent span reporting its model's tokens) is one; the tool
+    # call at 5 follows the turn at 4 (its turn), the one at 7 follows a result with no turn
+    # between, so it stands for one; a decision and a message at one instant are one turn.
+    def ev(i: int, kind: str, t: float, **more: Any) -> dict[str, Any]:
+        return {"id": f"e{i}", "type": kind, "agent": "A", "t": t, **more}
+
+    events = [
+        ev(1, "step", 0, span_id="s1"),
+        ev(2, "step", 1, span_id="s1"),
+        ev(3, "step", 2, span_id="s2", attributes={"turn": False}),
+        ev(4, "step", 3, span_id="s3", attributes={"own_time": True}),
+        ev(5, "step", 4, span_id="s3", attributes={"own_time": True}, tokens=5),
+        ev(6, "tool_call", 5, call_id="c1"),
+        ev(7, "tool_result", 6, call_id="c1"),
+        ev(8, "tool_call", 7, call_id="c2"),
+        ev(9, "decision", 8, decision="stop"),
+        ev(10, "message", 8, target="A"),
+    ]
+    agents = [{"id": "A", "role": "solo"}]
+    trace = {"trace_id": "turns", "agents": agents, "events": events, "edges": []}
+    r = rewards.read(trace)
+    assert r.ok, r.problems
+    assert rewards.critical_steps(r).value == 4.0
+    # no turn at all (a service's plain spans): no value, and the reason
+    plain = dict(trace, events=[ev(1, "step", 0, attributes={"turn": False})])
+    got = rewards.critical_steps(rewards.read(plain))
+    assert (got.value, got.code) == (None, "no-turns")
 
 
 def fan(stages: list[list[list[float]]], straggler: list[float] | None = None) -> dict[str, Any]:
@@ -176,12 +213,12 @@ stage_lists = st.lists(st.lists(durations, min_size=1, max_size=4), min_size=1, 
 @given(stage_lists)
 def test_generated_fans_with_known_critical_paths(stages: list[list[list[float]]]) -> None:
     # By construction: each stage's critical path is its decision (1 s), its longest worker's
-    # steps and its aggregate (1 s); the work adds every worker's steps. Critical steps: per
-    # stage the orchestrator's decision, spawns and aggregate (workers + 2) plus the longest
-    # worker's steps and return, and a last stage holding the stop alone.
+    # steps and its aggregate (1 s); the work adds every worker's steps. Critical steps: the
+    # orchestrator's turns (a decision and an aggregate per stage, and the stop: its spawns
+    # are not turns) plus, per stage, the longest worker's steps (its return is not a turn).
     work = sum(2 + sum(map(sum, ws)) for ws in stages)
     span = sum(2 + max(map(sum, ws)) for ws in stages)
-    steps = sum(len(ws) + 2 + max(len(w) + 1 for w in ws) for ws in stages) + 1
+    steps = 2 * len(stages) + 1 + sum(max(len(w) for w in ws) for ws in stages)
     spawned = sum(len(ws) for ws in stages)
     r = rewards.read(fan(stages))
     assert r.ok and not r.problems
@@ -353,9 +390,9 @@ def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
         ground_truth=None,
         extra_info=None,
     )
-    # critical steps: the decision, two spawns and the aggregate, plus a worker's step and
-    # return, then the stop: 4 + 2 + 1
-    assert plain == {"score": 7.0, "supported": 1.0, "reason": ""}
+    # critical steps: the decision plus one worker's step (the two run side by side), then
+    # the aggregate and the stop: 2 + 2
+    assert plain == {"score": 4.0, "supported": 1.0, "reason": ""}
 
 
 def test_a_huge_token_count_is_answered_never_raised() -> None:

@@ -133,7 +133,7 @@ def test_every_kind_of_input_is_a_row(mixed: Path, tmp_path: Path) -> None:
         assert dict(row["unavailable"]) == {
             k: r.code for k, r in expected.items() if r.value is None
         }
-    assert got[langgraph]["critical_steps"] == 14.0 and got["artifact.json"]["task_success"] == 1.0
+    assert got[langgraph]["critical_steps"] == 6.0 and got["artifact.json"]["task_success"] == 1.0
     # the artifact's rewards {team: 1.0, orchestration: 0.3, tool: 0.1}, by unit
     assert got["artifact.json"]["recorded_rewards"] == [
         ("orchestrator/orchestration", 0.3),
@@ -484,10 +484,10 @@ def test_a_value_no_column_holds_is_a_row_not_a_stopped_run(case: str, tmp_path:
     summary = build([str(folder)], out, jobs=1)
     assert (summary.traces, summary.failed) == (2, 0 if ok else 1)
     a, b = rows(out)
-    assert a["ok"] and a["critical_steps"] == 12.0
+    assert a["ok"] and a["critical_steps"] == 5.0
     assert b["ok"] is ok and b["source"].endswith("b.json")
     if case == "event-tokens-1e30":
-        assert b["tokens"] == 1e30 and b["critical_steps"] == 12.0
+        assert b["tokens"] == 1e30 and b["critical_steps"] == 5.0
         first = pq.read_table(events_path(out)).to_pylist()[len(swarm()["events"])]
         assert first["id"] == "e1" and first["tokens"] is None  # beyond int64: a null cell
     if case.endswith("1e400"):

@@ -26,8 +26,9 @@ import numpy as np
 
 from .examine import PARALLEL_BYTES, examine
 from .lineage import Lineage
-from .metrics import _own_time, _rewards, _round
+from .metrics import _rewards, _round
 from .model import Item, decode
+from .parl import as_measure, collect, runs, stages, turns
 from .replay import DependencyCycle, _dependencies, _dependency_edges, ancestry, longest
 from .rewards import Rollout
 from .semantics import check_costs, semantics
@@ -389,48 +390,21 @@ class _Union:
             groups += np.bincount(seg[undecided[order][heads]], minlength=count)
         return groups
 
-    def _critical_steps(self, boss: np.ndarray) -> list[dict[str, Any]]:
-        """Each trace's critical steps (metrics._critical_steps): its events' stages found in
-        one sort of every trace's stage bounds (its orchestrator's aggregates) with them."""
-        tb, count, seg = self.tb, len(self.datas), self.seg
-        codes, t = tb.who, tb.times
-        counted = np.flatnonzero(~_own_time(tb))
-        aggregates = tb.of_type("aggregate")
-        bounds = aggregates[codes[aggregates] == boss[seg[aggregates]]]
-        b = len(bounds)
-        trace = np.concatenate((seg[bounds], seg[counted]))
-        is_bound = np.concatenate((np.ones(b, dtype=np.int8), np.zeros(len(counted), np.int8)))
-        # at one instant a query sorts before a bound: a stage holds boundary[k-1] < t <= [k]
-        order = np.lexsort((is_bound, np.concatenate((t[bounds], t[counted])), trace))
-        sorted_bound = is_bound[order]
-        before = np.cumsum(sorted_bound) - sorted_bound
-        earlier = np.concatenate(([0], np.cumsum(np.bincount(seg[bounds], minlength=count))))
-        query = sorted_bound == 0
-        stage = np.empty(len(counted), dtype=np.int64)
-        stage[order[query] - b] = before[query] - earlier[trace[order[query]]]
-        width, agents = int(stage.max(initial=0)) + 1, max(len(tb.agent_names), 1)
-        key = (seg[counted] * width + stage) * agents + codes[counted]
-        keys, counts = np.unique(key, return_counts=True)
-        group, key_code = keys // agents, keys % agents
-        heads = np.flatnonzero(np.append(True, group[1:] != group[:-1]))
-        mine = key_code == boss[group // width]
-        main = np.add.reduceat(np.where(mine, counts, 0), heads).tolist() if keys.size else []
-        longest_ = (
-            np.maximum.reduceat(np.where(mine, 0, counts), heads).tolist() if keys.size else []
-        )
-        stages: list[list[dict[str, int]]] = [[] for _ in range(count)]
-        for g, x, y in zip((group[heads] // width).tolist(), main, longest_, strict=True):
-            stages[g].append(
-                {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
-            )
+    def _critical_steps(self, boss: list[int], owner: np.ndarray) -> list[dict[str, Any]]:
+        """Each trace's critical steps (parl.py), its turns, spawns and returns taken from the
+        union's columns at once."""
+        tb, count = self.tb, len(self.datas)
+        rows = runs(tb, self.lineage, turns(tb))
+        order = np.argsort(owner[rows[:, 1].astype(np.int64)], kind="stable")
+        cut = np.searchsorted(owner[rows[order, 1].astype(np.int64)], np.arange(count + 1))
+        listed = rows[order].tolist()
         names = tb.agent_names
         return [
-            {
-                "orchestrator": names[c].split(":", 1)[1] if c >= 0 else None,
-                "stages": s,
-                "total": sum(x["critical_steps"] for x in s),
-            }
-            for c, s in zip(boss.tolist(), stages, strict=True)
+            as_measure(
+                names[c].split(":", 1)[1] if c >= 0 else None,
+                stages(collect(listed[cut[k] : cut[k + 1]]), c),
+            )
+            for k, c in enumerate(boss)
         ]
 
     def _measures(self) -> list[dict[str, Any]]:
@@ -479,7 +453,7 @@ class _Union:
         n_spawns = np.bincount(seg[spawns], minlength=count)
         receivers = tb.target_codes()[tb.of_type("message")]
         messages = np.bincount(seg[tb.of_type("message")][receivers >= 0], minlength=count)
-        steps = self._critical_steps(np.array(boss, dtype=np.int64))
+        steps = self._critical_steps(boss, owner)
         outside = (self.marks & 1) == 0
         weights = self.weights.tolist()
         wasted_weights = self.weights[outside].tolist()

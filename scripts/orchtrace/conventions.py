@@ -79,6 +79,7 @@ OUTPUT_TOKENS = (
     "response.usage.completion_tokens",
 )
 OWN = {"own_time": True}  # the mark of a step over a span's own time (not a step of its own)
+NO_TURN = {"turn": False}  # a step of a span that is not a model call (not an agent turn)
 TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
 CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 

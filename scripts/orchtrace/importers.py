@@ -33,6 +33,7 @@ from .conventions import (
     INPUT_TOKENS,
     MEASURES,
     MODEL,
+    NO_TURN,
     OUTPUT_TOKENS,
     OWN,
     SAFETY,
@@ -318,11 +319,13 @@ def _trace(spans: list[Span], allowed: set[str], trace_id: str) -> dict[str, Any
             for k, (start, end) in enumerate(stretches):
                 last = k == len(stretches) - 1
                 extra = {"error": span.error, **spent} if last else {}
-                step = emit("step", owner, start, end, span, **extra)
+                mark = None if kind == MODEL else NO_TURN
+                step = emit("step", owner, start, end, span, attributes=mark, **extra)
                 if kind == MODEL:
                     first_hand.add(step)
         elif not span.children:
-            emit("step", owner, span.start, span.end, span, error=span.error, **spent)
+            emit("step", owner, span.start, span.end, span, error=span.error, attributes=NO_TURN,
+                 **spent)  # fmt: skip
         else:
             busy(owner, span, span.error)  # no other event of the span says it failed
         then_visit(span.children, owner, None, run)

@@ -17,9 +17,8 @@ Definitions (also in traces/METRICS.md):
 - Final answer: the stop event, else the last aggregate, else the last event. Aggregation
   coverage: spawned agents with an event among the ancestors of the last aggregate. Wasted
   work: weight outside the final answer's ancestry.
-- Critical steps (Kimi PARL): per stage, the orchestrator's steps plus the longest sub-agent's
-  steps, summed over stages; a stage ends at each orchestrator aggregate. Events marked
-  `attributes.own_time` (an imported span's own time) are not steps.
+- Critical steps (Kimi K2.5's Agent Swarm): per stage, the orchestrator's turns plus the
+  longest sub-agent's, summed over stages (parl.py states the reading).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ import numpy as np
 
 from .formats import current_view, detect, reward_list
 from .lineage import Lineage
+from .parl import critical_steps
 from .replay import Replay, start_replay
 from .table import EventTable, event_table, first_of
 
@@ -176,46 +176,6 @@ def _rewards(trace: Any) -> dict[str, dict[str, float]]:
     return {u: dict(c) for u, c in sorted(rewards.items())}
 
 
-def _own_time(tb: EventTable) -> np.ndarray:
-    """Which events are steps over a span's own time (`attributes.own_time`, as import marks
-    them): an agent's time between its calls, or waiting on a tool, rather than a step."""
-    try:
-        marks = tb.field("attributes")
-    except AttributeError:  # the artifact's events, which have no attributes of ours
-        return np.zeros(len(tb.ids), dtype=bool)
-    return np.fromiter(
-        (type(a) is dict and a.get("own_time") is True for a in marks), bool, len(marks)
-    )
-
-
-def _critical_steps(tb: EventTable, boss: int) -> dict[str, Any]:
-    """Kimi PARL's measure: per stage, the orchestrator's steps plus the longest sub-agent's
-    steps, summed over stages; a stage ends at each orchestrator aggregate (stage k holds the
-    events with boundary[k-1] < t <= boundary[k])."""
-    stages: list[dict[str, Any]] = []
-    counted = ~_own_time(tb) if tb.ids else np.zeros(0, dtype=bool)
-    if counted.any():
-        codes, t, aggregates = tb.who, tb.times, tb.of_type("aggregate")
-        bounds = np.sort(t[aggregates[codes[aggregates] == boss]])
-        codes, t = codes[counted], t[counted]
-        stage = np.searchsorted(bounds, t, side="left").astype(np.int64)
-        keys, counts = np.unique(stage * tb.event_agents + codes, return_counts=True)
-        key_stage, key_code = keys // tb.event_agents, keys % tb.event_agents
-        starts = np.flatnonzero(np.append(True, key_stage[1:] != key_stage[:-1]))
-        mine = key_code == boss
-        main = np.add.reduceat(np.where(mine, counts, 0), starts).tolist()
-        longest = np.maximum.reduceat(np.where(mine, 0, counts), starts).tolist()
-        stages = [
-            {"orchestrator_steps": x, "longest_subagent_steps": y, "critical_steps": x + y}
-            for x, y in zip(main, longest, strict=True)
-        ]
-    return {
-        "orchestrator": tb.agent_names[boss] if boss >= 0 else None,
-        "stages": stages,
-        "total": sum(x["critical_steps"] for x in stages),
-    }
-
-
 def metrics(
     trace: Any,
     table: EventTable | None = None,
@@ -280,7 +240,7 @@ def metrics(
         "wasted_fraction": path["wasted_fraction"],
         "stop": _stop(tb),
         "rewards": _rewards(trace),
-        "critical_steps": _critical_steps(tb, boss),
+        "critical_steps": critical_steps(tb, lineage, boss),
     }
 
 

@@ -146,22 +146,24 @@ def _value(name: str, value: float | None, code: str, reason: str) -> Reward:
 
 NO_EVENTS = "the trace has no events"
 NO_SUBAGENTS = "no sub-agent was spawned"
+NO_TURNS = "the trace records no agent turn (a model call, decision, message, aggregate or stop)"
 
 
 @_reward("R7")
 def critical_steps(r: Rollout, name: str) -> Reward:
-    """Critical steps, as Kimi K2.5's PARL defines them: the sum over stages t of the
-    orchestrator's steps in the stage plus the largest number of steps any one sub-agent
-    takes in it, CriticalSteps = sum_t (S_main(t) + max_i S_sub,i(t)). A stage ends at each
-    aggregate of the orchestrator; a step is an event of that agent. Fewer is better: it
-    counts the steps on the critical path of the orchestration, not the work.
+    """Critical steps, as Kimi K2.5's Agent Swarm section defines them: over the orchestrator's
+    stages t, the orchestrator's steps in the stage plus the most steps any one of its
+    sub-agents takes there, CriticalSteps = sum_t (S_main(t) + max_i S_sub,i(t)), a step being
+    an agent turn (orchtrace/parl.py says which events are turns and where a stage ends).
+    Fewer is better: it counts the turns on the orchestration's critical path, not the work.
+    The report bounds training and evaluation by it (a latency budget); its PARL reward is a
+    weighted sum of parallelism, finish and performance terms, not this count.
     Family R7 (orchestration reward: parallelism). Source: Kimi Team, Kimi K2.5 technical
-    report (arXiv 2602.02276), the Agent Swarm section, where PARL trains the orchestrator
-    against it; measured as traces/METRICS.md says."""
-    steps = r.measures["critical_steps"] if r.measures else None
-    return _value(
-        name, steps["total"] if steps and steps["stages"] else None, "no-events", NO_EVENTS
-    )
+    report (arXiv 2602.02276); measured as traces/METRICS.md says."""
+    if not r.measures or not r.measures["events"]:
+        return _none(name, "no-events", NO_EVENTS)
+    total = r.measures["critical_steps"]["total"]
+    return _value(name, total or None, "no-turns", NO_TURNS)
 
 
 @_reward("R7")
