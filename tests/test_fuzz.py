@@ -344,13 +344,27 @@ def _places(node: Any) -> list[tuple[Any, Any]]:
     return out
 
 
+# real exports that record no times (tests/fixtures/traces/exports/PROVENANCE), read in steps
+# mode: SWE-agent, mini-SWE-agent, ATIF without timestamps, AgentOps without start times
+UNTIMED = [
+    json.loads((REPO / "tests" / "fixtures" / "traces" / "exports" / name).read_bytes())
+    for name in (
+        "sweagent-testrepo-function-calling.traj",
+        "mini-swe-agent-deterministic.traj.json",
+        "atif-harbor-terminus-untimed.json",
+        "agentops-openai-agents-untimed.json",
+    )
+]
+
+
 @FUZZ
 @given(st.data())
 def test_mangled_span_exports_import_or_say_why(data: st.DataObject) -> None:
+    from orchtrace.importcheck import import_traces
     from orchtrace.importers import to_traces
     from orchtrace.spans import ImportError_, read_spans
 
-    doc = copy.deepcopy(OTLP)
+    doc = copy.deepcopy(data.draw(st.sampled_from([OTLP, *UNTIMED])))
     for _ in range(data.draw(st.integers(1, 3))):
         container, key = data.draw(st.sampled_from(_places(doc)))
         container[key] = data.draw(values)
@@ -362,6 +376,10 @@ def test_mangled_span_exports_import_or_say_why(data: st.DataObject) -> None:
             continue
         for trace in traces:
             validate(Document("imported", trace, []))  # whatever came in, the checks run
+    try:
+        import_traces(text)  # the checked import: a trace or a refusal that says why
+    except ImportError_ as refused:
+        assert str(refused)
 
 
 def test_a_huge_word_folds_in_linear_time() -> None:

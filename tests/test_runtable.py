@@ -676,7 +676,9 @@ def test_a_broken_rollout_says_which_line_and_field(mixed: Path, tmp_path: Path)
 
 def test_files_no_reader_takes_are_said_not_skipped(tmp_path: Path) -> None:
     # a folder of rollouts with SWE-agent trajectories beside the traces (real ones, see
-    # tests/fixtures/traces/exports/PROVENANCE): the .traj files are named as passed over
+    # tests/fixtures/traces/exports/PROVENANCE): the .traj files are rows, read in steps mode
+    # (5 and 12 steps, each with its action as a tool call), and a file no reader takes is
+    # named as passed over
     import shutil
 
     runs = tmp_path / "runs"
@@ -686,6 +688,13 @@ def test_files_no_reader_takes_are_said_not_skipped(tmp_path: Path) -> None:
     for name in ("sweagent-testrepo-function-calling.traj", "sweagent-pydicom-1458.traj"):
         shutil.copy(exports / name, runs / name)
     (runs / ".hidden").write_text("x")
-    done = orchtrace("table", str(runs), "--out", str(tmp_path / "run.parquet"))
+    (runs / "notes.txt").write_text("x")
+    out = tmp_path / "run.parquet"
+    done = orchtrace("table", str(runs), "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert "passed over files no reader here takes (2 .traj)" in done.stderr
+    assert "passed over files no reader here takes (1 .txt)" in done.stderr
+    got = {Path(r["source"]).name: r for r in rows(out)}  # file#trace id for an import
+    assert {k: (r["ok"], r["tool_calls"]) for k, r in got.items() if ".traj" in k} == {
+        "sweagent-testrepo-function-calling.traj#swe-agent": (True, 5.0),
+        "sweagent-pydicom-1458.traj#swe-agent": (True, 12.0),
+    }

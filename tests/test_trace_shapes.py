@@ -453,16 +453,32 @@ def test_atif_trajectory_of_nemo_agent_toolkit() -> None:
     assert router["costs"] == {"tool_calls": 0, "messages": 0, "wall_clock_s": 5.0}
 
 
-def test_an_atif_trajectory_without_timestamps_is_refused() -> None:
-    # Harbor's Terminus 2 golden trajectory gives its steps' tokens and tool calls but no time:
-    # a trace needs when each step ran, so import refuses at the first agent step (steps[1])
-    # rather than inventing times.
-    with pytest.raises(ImportError_) as caught:
-        import_traces((EXPORTS / "atif-harbor-terminus-untimed.json").read_bytes())
-    assert (
-        str(caught.value)
-        == "steps[1]: an ATIF step without a timestamp; orchtrace needs each step's time"
-    )
+def test_an_atif_trajectory_without_timestamps_is_read_in_steps_mode() -> None:
+    # Harbor's Terminus 2 golden trajectory gives its steps' tokens, costs and tool calls but no
+    # time: it is read in steps mode, each event's t its place in order and no t_end. Agent
+    # terminus-2's steps 2-5 are model calls, metrics prompt + completion 682 + 100, 785 + 50,
+    # 850 + 30, 100 + 20 (2617 tokens) and cost_usd 0.002705 + 0.0024625 + 0.002425 + 0.00045
+    # (0.0080425); steps 3, 4 and 5 call bash_command, mark_task_complete, mark_task_complete.
+    (trace,), note = import_traces((EXPORTS / "atif-harbor-terminus-untimed.json").read_bytes())
+    assert "read in steps mode" in note
+    events = trace["events"]
+    assert [e["t"] for e in events] == list(range(len(events)))
+    assert not [e for e in events if "t_end" in e]
+    assert [(e["type"], e.get("tool"), e.get("tokens")) for e in events] == [
+        ("step", None, 782),
+        ("step", None, 835),
+        ("tool_call", "bash_command", None),
+        ("tool_result", "bash_command", None),
+        ("step", None, 880),
+        ("tool_call", "mark_task_complete", None),
+        ("tool_result", "mark_task_complete", None),
+        ("step", None, 120),
+        ("tool_call", "mark_task_complete", None),
+        ("tool_result", "mark_task_complete", None),
+    ]
+    m = measured(trace)
+    assert (m["mode"], m["makespan"], m["observed_speedup"]) == ("steps", None, None)
+    assert sum(e.get("cost_usd", 0) for e in events) == pytest.approx(0.0080425)
 
 
 HARBOR = EXPORTS / "atif-harbor-summarization"
@@ -500,8 +516,11 @@ def test_atif_sub_trajectories_beside_the_trajectory_are_spawned_sub_agents() ->
         (3.333323, f"{session}-summarization-1-questions"),
         (4.222222, f"{session}-summarization-1-answers"),
     ]
+    # metrics.cost_usd: the main trajectory's seven agent steps 0.002305 + 0.002375 + 0.00255 +
+    # 0.00845 + 0.002525 + 0.002525 + 0.002425 = 0.023155, the sub-trajectories' 0.00325
+    # (summary), 0.00045 (questions) and 0.00295 (answers): 0.029805
     assert trace["costs"] == {
-        "tool_calls": 7, "messages": 0, "tokens": 8832, "wall_clock_s": 6.554445
+        "tool_calls": 7, "messages": 0, "tokens": 8832, "usd": 0.029805, "wall_clock_s": 6.554445
     }  # fmt: skip
     m = measured(trace)
     assert (m["spawned_agents"], m["spawn_depth"]) == (3, 1)
@@ -517,17 +536,27 @@ def test_atif_sub_trajectories_beside_the_trajectory_are_spawned_sub_agents() ->
     )
 
 
-def test_agentops_trace_of_a_second_project_without_start_times_is_refused() -> None:
-    # AgentOps' own api_output.json (its OpenAI Agents instrumentation's working notes): the
-    # trace's spans with span_name and a duration in nanoseconds, each start_time empty and no
-    # end time, no trace summary around them. When each span ran cannot be known, so import
-    # refuses at the first span, naming AgentOps' shape, not OTLP's.
-    with pytest.raises(ImportError_) as caught:
-        import_traces((EXPORTS / "agentops-openai-agents-untimed.json").read_bytes())
-    assert str(caught.value) == (
-        "spans[0].start_time: an AgentOps span without a start time (a duration alone); "
-        "orchtrace needs when each span ran"
-    )
+def test_agentops_trace_of_a_second_project_without_start_times_is_read_in_steps_mode() -> None:
+    # AgentOps' own api_output.json (its OpenAI Agents instrumentation's working notes): seven
+    # spans with span_name and a duration in nanoseconds, each start_time empty and no end
+    # time, all under the root agents.run.Hello World Agent, whose gen_ai.usage total_tokens is
+    # 491 (52 prompt + 439 completion). When each span ran is not known: read in steps mode,
+    # the root's six children in the order listed, then the root's tokens at its end. Its span
+    # attributes follow none of the conventions read, so each span is a step of its service.
+    (trace,), note = import_traces((EXPORTS / "agentops-openai-agents-untimed.json").read_bytes())
+    assert "read in steps mode" in note and "each span is a step of its service" in note
+    events = trace["events"]
+    assert [e["t"] for e in events] == list(range(7)) and not [e for e in events if "t_end" in e]
+    assert [e["span_id"] for e in events] == [
+        "1d4ae9ddbe20dd87",
+        "d8f33d948cb0dc27",
+        "272310b46a872604",
+        "7087d880b52cbe99",
+        "227710814a4bf3b1",
+        "b45a08fbd1373b31",
+        "4810a5d802bcad90",
+    ]
+    assert [e.get("tokens") for e in events] == [None] * 6 + [491]
 
 
 def test_orchtrace_import_reads_the_sub_trajectories_beside_its_file(tmp_path: Path) -> None:
@@ -587,13 +616,13 @@ def test_atif_trajectory_of_a_second_project_with_shared_timestamps() -> None:
     # OpenAgents' qa-runner sample (session login-trace, agent openagents-qa-runner): agent
     # steps 2-6 all at 14:39:44.732Z with one tool call each (navigate, waitFor, assert,
     # assert, screenshot), step 7 (done) at 14:39:56.191Z: six tool calls, a run of 11.459 s,
-    # the final_metrics' duration_ms 11459; the metrics give a cost and no token count, so
-    # tokens are unknown, not 0.
+    # the final_metrics' duration_ms 11459; the metrics give a cost (0 on each step) and no
+    # token count, so tokens are unknown, not 0, and the cost is 0.
     (trace,), _ = imported((EXPORTS / "atif-openagents-qa-login.json").read_bytes())
     assert trace["agents"] == [
         {"id": "openagents-qa-runner", "role": "agent", "span_id": "login-trace"}
     ]
-    assert trace["costs"] == {"tool_calls": 6, "messages": 0, "wall_clock_s": 11.459}
+    assert trace["costs"] == {"tool_calls": 6, "messages": 0, "usd": 0.0, "wall_clock_s": 11.459}
     calls = [(e["t"], e["span_id"]) for e in trace["events"] if e["type"] == "tool_call"]
     assert calls == [(0.0, f"call_{n}") for n in range(2, 7)] + [(11.459, "call_7")]
 

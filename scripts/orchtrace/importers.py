@@ -49,6 +49,7 @@ from .conventions import (
 )
 from .spans import ImportError_, Span
 from .spantree import carried_below, own_stretches, tree, uncovered, unwrapped
+from .steptraces import in_steps, untimed
 
 __all__ = ["INPUT_TOKENS", "OUTPUT_TOKENS", "found", "to_traces"]
 
@@ -80,7 +81,14 @@ def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[st
     groups: dict[str, list[Span]] = defaultdict(list)
     for s in spans:
         groups[s.trace_id].append(s)
-    return [_trace(group, allowed, trace_id) for trace_id, group in groups.items()], note
+    traces = []
+    for trace_id, group in groups.items():
+        trace = _trace(group, allowed, trace_id)
+        traces.append(in_steps(trace) if untimed(group) else trace)
+    if any(untimed(g) for g in groups.values()):
+        steps = "the export records no times: read in steps mode (t is each event's place in order)"
+        note = f"{note}; {steps}" if note else steps
+    return traces, note
 
 
 def _spent(span: Span, kind: str, below: dict[str, set[int]]) -> dict[str, Any]:

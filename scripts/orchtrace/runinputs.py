@@ -1,6 +1,6 @@
 """The inputs of a run table: which files, cut into chunks of work, and the traces in a chunk.
 
-Reads directories (every .json, .jsonl, .ndjson and .pb below them, also compressed as .gz
+Reads directories (every .json, .jsonl, .ndjson, .pb and .traj below them, also compressed as .gz
 or .zst), globs, files, and URIs that pyarrow's filesystems open (`s3://...`, `gs://...`,
 `file://...`). Writes nothing. A chunk is a unit of work that a killed run redoes whole: a
 stretch of lines of a plain JSON Lines file (cut at line ends, about CHUNK_BYTES each), or a
@@ -34,7 +34,7 @@ MAX_INPUT_BYTES = 512 << 20  # one input, decompressed: `orchtrace validate`'s d
 MAX_CHUNK_BYTES = 1 << 30  # the inputs of one chunk, decompressed, together
 CHUNK_FILES = 256
 LINES = (".jsonl", ".ndjson")
-SUFFIXES = (".json", *LINES, ".pb")
+SUFFIXES = (".json", *LINES, ".pb", ".traj")  # .traj: SWE-agent's trajectories
 COMPRESSED = (".gz", ".zst")
 
 
@@ -77,8 +77,8 @@ def _wanted(name: str) -> bool:
 
 def passed_over(inputs: Sequence[str]) -> Counter[str]:
     """The files of the local input folders that no reader here takes, by suffix (hidden
-    files aside): a folder of SWE-agent `.traj` files is said to be passed over, never skipped
-    without a word."""
+    files aside): a file of a folder is said to be passed over, never skipped without a
+    word."""
     out: Counter[str] = Counter()
     for name in inputs:
         if not _is_uri(name) and Path(name).is_dir():
@@ -122,7 +122,9 @@ def expand(inputs: Sequence[str]) -> list[str]:
         elif glob.has_magic(name):
             found = sorted(p for p in glob.glob(name, recursive=True) if Path(p).is_file())
         if not found:
-            raise InputError(f"{name}: no trace files (.json, .jsonl, .ndjson, .pb; .gz, .zst)")
+            raise InputError(
+                f"{name}: no trace files (.json, .jsonl, .ndjson, .pb, .traj; .gz, .zst)"
+            )
         files.update(dict.fromkeys(found))
     return list(files)
 

@@ -10,7 +10,9 @@ its `agentops.span.kind` agent, llm and tool are read as the GenAI operations in
 chat and execute_tool) and the rows of the OpenTelemetry Collector's ClickHouse exporter
 (`TraceId`, `SpanId`, `Timestamp`, `Duration`, `SpanAttributes`; OpenLLMetry's
 `traceloop.span.kind` agent and tool and `llm.request.type` chat read as GenAI operations),
-and ATIF trajectories (`schema_version` "ATIF-...", `steps`: see _atif_spans).
+ATIF trajectories (`schema_version` "ATIF-...", `steps`: see _atif_spans), and SWE-agent and
+mini-SWE-agent trajectories (steptraces.py). An export that records no times (those two, an
+ATIF step without one, an AgentOps span without a start) is read in steps mode (steptraces.py).
 
 `shape` names the shape a decoded document is in, and `refusal` says, for one that no reader
 takes, which shape it looks like and what it lacks.
@@ -23,6 +25,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from .spans import ImportError_, Span, integer, iso_ns, loads
+from .steptraces import lay_out, mini_swe_spans, swe_agent_spans
 
 _GO_ZERO = "0001-01-01T00:00:00Z"  # Go's zero time: a span not ended
 
@@ -177,22 +180,18 @@ def _agentops_spans(doc: dict[str, Any], where: str) -> list[Span]:
     kinds read as GenAI operations (an agent named by its role)."""
     trace_id = str(_mapping(doc.get("trace")).get("trace_id") or doc.get("trace_id") or "")
     spans = []
+    timed = all(isinstance(s, dict) and s.get("start_time") for s in doc["spans"])
     for i, s in enumerate(doc["spans"]):
         at = f"{where}spans[{i}]"
         if not isinstance(s, dict):
             raise ImportError_(f"{at}: expected a span object")
-        if not s.get("start_time"):
-            raise ImportError_(
-                f"{at}.start_time: an AgentOps span without a start time (a duration alone); "
-                "orchtrace needs when each span ran"
-            )
         attrs = {**flatten(s.get("attributes")), **flatten(s.get("span_attributes"))}
         operation = AGENTOPS_KINDS.get(str(attrs.get("agentops.span.kind")))
         if operation and "gen_ai.operation.name" not in attrs:
             attrs["gen_ai.operation.name"] = operation
             if operation == "invoke_agent" and attrs.get("agent.role"):
                 attrs.setdefault("gen_ai.agent.name", attrs["agent.role"])
-        end = s.get("end_time")
+        end = s.get("end_time") if timed else None
         failed = str(s.get("status_code") or "").upper() == "ERROR"
         spans.append(
             Span(
@@ -200,16 +199,16 @@ def _agentops_spans(doc: dict[str, Any], where: str) -> list[Span]:
                 str(s.get("span_id", "")),
                 str(s.get("parent_span_id") or "") or None,
                 str(s.get("span_name", "")),
-                iso_ns(s.get("start_time"), f"{at}.start_time"),
+                iso_ns(s.get("start_time"), f"{at}.start_time") if timed else 0,
                 iso_ns(end, f"{at}.end_time") if end else 0,
                 attrs,
                 str(s.get("service_name") or ""),
                 str(s.get("status_message") or "error") if failed else None,
-                ended=bool(end),
+                ended=bool(end) or not timed,
                 where=at,
             )
         )
-    return spans
+    return spans if timed else lay_out(spans)  # a span without a start: read in steps mode
 
 
 def _atif_time(raw: Any, where: str) -> int:
@@ -221,18 +220,26 @@ def _atif_time(raw: Any, where: str) -> int:
     return iso_ns(raw, where)
 
 
+class _Untimed(Exception):
+    """An ATIF step without a time: its trajectory is read in steps mode."""
+
+
+_NO_TIMES: ContextVar[bool] = ContextVar("no_times", default=False)
+
+
 def _atif_when(step: dict[str, Any], where: str) -> tuple[int, int]:
     """A step's (or tool call's) start and end: NeMo Agent Toolkit's invocation times in its
-    `extra` when given, else the step's timestamp as an instant."""
+    `extra` when given, else the step's timestamp as an instant; (0, 0) when the run is read
+    in steps mode (`steptraces.lay_out` gives the times)."""
+    if _NO_TIMES.get():
+        return 0, 0
     invocation = _mapping(_mapping(step.get("extra")).get("invocation"))
     if invocation.get("start_timestamp") is not None:
         start = _atif_time(invocation["start_timestamp"], f"{where}.extra.invocation")
         end = invocation.get("end_timestamp", invocation["start_timestamp"])
         return start, max(start, _atif_time(end, f"{where}.extra.invocation"))
     if step.get("timestamp") is None:
-        raise ImportError_(
-            f"{where}: an ATIF step without a timestamp; orchtrace needs each step's time"
-        )
+        raise _Untimed(where)
     at = iso_ns(step["timestamp"], f"{where}.timestamp")
     return at, at
 
@@ -246,9 +253,9 @@ _MAX_DEPTH = 32  # sub-agents of sub-agents: a real run nests a few levels, a cy
 
 def _atif_spans(doc: dict[str, Any], where: str) -> list[Span]:
     """An ATIF trajectory (Harbor's Agent Trajectory Interchange Format): the agent as an
-    invoke_agent span over its steps, each agent step a chat span (its model, its tokens from
-    `metrics`) and each tool call an execute_tool span beside it (the tool runs once the model
-    has answered, often after the call's own end). The user's and system's steps are the
+    invoke_agent span over its steps, each agent step a chat span (its model, its tokens and
+    cost from `metrics`) and each tool call an execute_tool span beside it (the tool runs once
+    the model has answered, often after the call's own end). The user's and system's steps are the
     agent's input, not its work, and are left out. Each sub-trajectory an observation result
     names (`subagent_trajectory_ref`) is a sub-agent the agent spawned, under the tool call
     the result answers (else under the agent): found among the file's own
@@ -259,7 +266,14 @@ def _atif_spans(doc: dict[str, Any], where: str) -> list[Span]:
             raise ImportError_(f"{where}subagent_trajectories[{i}]: expected a trajectory with "
                                "its trajectory_id")  # fmt: skip
         embedded[str(sub["trajectory_id"])] = sub
-    return _trajectory(doc, where, embedded, None, None, ())
+    try:
+        return _trajectory(doc, where, embedded, None, None, ())
+    except _Untimed:  # a step without a time: the whole run in steps mode
+        token = _NO_TIMES.set(True)
+        try:
+            return lay_out(_trajectory(doc, where, embedded, None, None, ()))
+        finally:
+            _NO_TIMES.reset(token)
 
 
 def _trajectory(
@@ -333,9 +347,14 @@ def _agent_step(
         if integer(metrics[theirs]) is None:
             raise ImportError_(f"{at}.metrics.{theirs}: a token count is a whole number")
         attrs[f"gen_ai.usage.{ours}_tokens"] = metrics[theirs]
+    if metrics.get("cost_usd") is not None:
+        attrs["llm.cost.total"] = metrics["cost_usd"]
     spans = [Span(trace, step_id, session, f"chat {model}".strip(), start, end, attrs, name,
                   where=at)]  # fmt: skip
-    for j, call in enumerate(step.get("tool_calls") or []):
+    calls_made = step.get("tool_calls") or []
+    if not isinstance(calls_made, list):
+        raise ImportError_(f"{at}.tool_calls: expected a list of tool calls")
+    for j, call in enumerate(calls_made):
         here = f"{at}.tool_calls[{j}]"
         if not isinstance(call, dict):
             raise ImportError_(f"{here}: expected a tool call object")
@@ -478,6 +497,10 @@ def shape(item: Any) -> str | None:
         return "clickhouse"
     if str(item.get("schema_version", "")).startswith("ATIF") and "steps" in item:
         return "atif"
+    if isinstance(item.get("trajectory"), list) and "info" in item and "history" in item:
+        return "swe-agent"
+    if str(item.get("trajectory_format", "")).startswith("mini-swe-agent") and "messages" in item:
+        return "mini-swe-agent"
     if isinstance(item.get("spans"), list) and item["spans"]:  # with its trace's summary or not
         first = item["spans"][0]
         if isinstance(first, dict) and "span_name" in first:
@@ -491,6 +514,10 @@ def read(kind: str, item: dict[str, Any], where: str) -> list[Span]:
         return _agentops_spans(item, f"{where}." if where else "")
     if kind == "atif":
         return _atif_spans(item, f"{where}." if where else "")
+    if kind == "swe-agent":
+        return swe_agent_spans(item, f"{where}." if where else "")
+    if kind == "mini-swe-agent":
+        return mini_swe_spans(item, f"{where}." if where else "")
     reader = {"python": _python_span, "phoenix-frame": _frame_span, "go": _go_span,
               "datadog": _datadog_span, "clickhouse": _clickhouse_span}[kind]  # fmt: skip
     return [reader(item, where or "the span")]
@@ -537,8 +564,9 @@ def refusal(item: Any, where: str) -> str:
             "(resourceSpans) or protobuf, Jaeger (data, traceID, spanID), Tempo (batches), "
             "Langfuse (observations), OpenTelemetry JS (spanContext), Python and Phoenix "
             "(context), Go (SpanContext), Datadog (span_id, start), AgentOps (trace, spans), "
-            "Zipkin v2 (traceId, id, timestamp), ATIF trajectories (schema_version, steps) and "
-            "ClickHouse rows (TraceId, Timestamp, Duration)"
+            "Zipkin v2 (traceId, id, timestamp), ATIF trajectories (schema_version, steps), "
+            "SWE-agent trajectories (trajectory, history, info), mini-SWE-agent trajectories "
+            "(trajectory_format, messages) and ClickHouse rows (TraceId, Timestamp, Duration)"
         )
     missing = [k for k in need if k not in keys]
     lacking = f"it lacks {', '.join(missing)}" if missing else "its values are not of that shape"
