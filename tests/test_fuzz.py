@@ -395,3 +395,29 @@ def test_a_huge_word_folds_in_linear_time() -> None:
         "assert fold(word + '-b') == [word, 'b', word + 'b']\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+
+
+SPOTTER = REPO / "tests" / "fixtures" / "traces" / "exports" / "claude-code-spotter"
+TRANSCRIPT = [
+    json.loads(line)
+    for name in ("ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+                 "ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl")
+    for line in (SPOTTER / name).read_bytes().splitlines()
+]  # fmt: skip
+
+
+@FUZZ
+@given(st.data())
+def test_mangled_claude_code_transcripts_import_or_say_why(data: st.DataObject) -> None:
+    # a real session with its sub-agent's records as side chains (PROVENANCE), values replaced
+    from orchtrace.importcheck import import_traces
+    from orchtrace.spans import ImportError_
+
+    lines = copy.deepcopy(TRANSCRIPT)
+    for _ in range(data.draw(st.integers(1, 3))):
+        container, key = data.draw(st.sampled_from(_places(lines)))
+        container[key] = data.draw(values)
+    try:
+        import_traces("\n".join(json.dumps(x) for x in lines).encode())
+    except ImportError_ as refused:
+        assert str(refused)

@@ -204,9 +204,9 @@ def import_(source: str, file: Path, trace_id: str | None, out: Path | None) -> 
     """Convert exported spans (OTLP JSON or protobuf, JSON Lines, Jaeger or Tempo responses,
     OpenTelemetry JS, Python and Go console output, Phoenix, Langfuse, Datadog and AgentOps
     exports, Zipkin v2 spans, any-agent traces, ATIF, SWE-agent and mini-SWE-agent
-    trajectories) into orchestration traces, one per traceId; one that records no times is read
-    in steps mode; an export that would import as other values, or as a trace `validate`
-    rejects, is refused."""
+    trajectories, Claude Code transcripts) into orchestration traces, one per traceId; one that
+    records no times is read in steps mode; an export that would import as other values, or as
+    a trace `validate` rejects, is refused."""
     from .importcheck import import_traces
     from .spans import ImportError_
     from .trace import read_inputs

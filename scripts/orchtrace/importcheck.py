@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ import orjson
 from .examine import examine
 from .importers import INPUT_TOKENS, OUTPUT_TOKENS, to_traces
 from .spans import ImportError_, Span, integer, json_mapping, read_spans
-from .spanshapes import BESIDE
+from .spanshapes import BELOW, BESIDE
 from .trace import read_inputs
 
 TOKEN_KEYS = (*INPUT_TOKENS, *OUTPUT_TOKENS, "llm.token_count.total")
@@ -38,14 +40,24 @@ def import_traces(
     """The traces of the export DATA (see importers.to_traces), its input and output checked,
     and a note on what was recognised and on the spans read with a warning. FOLDER is where
     the export came from: the sub-trajectories an ATIF trajectory names are read there."""
-    token = BESIDE.set(None if folder is None else partial(_beside, folder))
-    try:
+    with beside(folder):
         spans, warnings = settle_spans(read_spans(data))
-    finally:
-        BESIDE.reset(token)
     traces, note = to_traces(spans, convention)
     check_traces(traces)
     return traces, "; ".join([*([note] if note else []), *warnings])
+
+
+@contextmanager
+def beside(folder: Path | None) -> Iterator[None]:
+    """Within it, the files that an export names beside it (an ATIF trajectory's
+    sub-trajectories, a Claude Code session's sub-agents) are read from FOLDER (None: none)."""
+    token = BESIDE.set(None if folder is None else partial(_beside, folder))
+    below = BELOW.set(None if folder is None else partial(_below, folder))
+    try:
+        yield
+    finally:
+        BESIDE.reset(token)
+        BELOW.reset(below)
 
 
 def _beside(folder: Path, name: str) -> bytes | None:
@@ -54,6 +66,23 @@ def _beside(folder: Path, name: str) -> bytes | None:
     if name in ("", ".", "..") or Path(name).name != name or "\\" in name:
         return None
     ((_, text, failed),) = read_inputs(folder / name, lines=False)
+    return None if failed is not None else text
+
+
+def _below(folder: Path, name: str) -> bytes | None:
+    """The file at the relative path NAME under FOLDER (parts plain names, no way out of
+    FOLDER, links included), read as any input; None if there is none or it cannot be read."""
+    parts = name.split("/")
+    if "\\" in name or any(p in ("", ".", "..") for p in parts):
+        return None
+    path = folder.joinpath(*parts)
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (OSError, ValueError):
+        return None
+    if not path.is_file():
+        return None
+    ((_, text, failed),) = read_inputs(path, lines=False)
     return None if failed is not None else text
 
 

@@ -8,8 +8,9 @@ Where the report leaves room, this reading is ours (traces/METRICS.md states it 
   not one: it is waiting), decision, message, aggregate, stop or
   human_intervention; an agent's turn events at one instant are one turn. A tool call and its
   result belong to the turn that issued them, the agent's last turn before the call; a tool
-  call with no turn of its agent since the agent's last tool result stands for the turn that
-  issued it (traces written by hand often record only the call). Spawn, despawn and return
+  call with no turn of its agent since the agent's last tool result, and made while no model
+  step of its agent is under way, stands for the turn that issued it (traces written by hand
+  often record only the call). Spawn, despawn and return
   are what a turn does, not turns of their own.
 - Imported steps: one model call is one turn however many stretches its span was cut into
   (one `span_id`); a step marked `attributes.turn` false (a span that is not a model call: a
@@ -54,7 +55,8 @@ def own_time(tb: EventTable) -> np.ndarray:
 def turns(tb: EventTable) -> np.ndarray:
     """The indices of the events that are turns: those of TURN_TYPES (a step once per span,
     none marked `turn` false), and each tool call that no turn of its agent precedes since
-    the agent's last tool result (or its start), which stands for the turn that issued it."""
+    the agent's last tool result (or its start) and no model step of its agent is under way
+    at, which stands for the turn that issued it."""
     kind = np.full(len(tb.ids), -1, dtype=np.int8)  # at one instant: turn, call, result
     for name in TURN_TYPES:
         kind[tb.of_type(name)] = 0
@@ -82,7 +84,33 @@ def turns(tb: EventTable) -> np.ndarray:
     k = kind[order]
     first = np.append(True, tb.who[order][1:] != tb.who[order][:-1])
     after_result = first | np.append(False, k[:-1] == 2)
-    return np.sort(order[(k == 0) | ((k == 1) & after_result)])
+    calls = order[(k == 1) & after_result]
+    return np.sort(np.concatenate((order[k == 0], _outside_model_calls(tb, kind, calls))))
+
+
+def _outside_model_calls(tb: EventTable, kind: np.ndarray, calls: np.ndarray) -> np.ndarray:
+    """The tool calls of CALLS that no model step of their agent is under way at (a call made
+    while the model that issued it still streams is part of that turn, however its results
+    came back in between)."""
+    steps = tb.of_type("step")
+    steps = steps[kind[steps] == 0]
+    if not calls.size or not steps.size:
+        return calls
+    try:
+        ends = tb.field("t_end")
+    except AttributeError:
+        return calls
+    spans: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for i, who in zip(steps.tolist(), tb.who[steps].tolist(), strict=True):
+        end = ends[i]
+        if type(end) in (int, float):
+            spans[who].append((float(tb.times[i]), float(end)))
+    keep = []
+    for i, who in zip(calls.tolist(), tb.who[calls].tolist(), strict=True):
+        t = float(tb.times[i])
+        if not any(lo <= t <= hi for lo, hi in spans.get(who, ())):
+            keep.append(i)
+    return np.array(keep, dtype=np.int64)
 
 
 class Runs:

@@ -104,12 +104,15 @@ def _rollouts(record: Record) -> Iterator[Item]:
     if record.failed is not None:
         yield record.label, None, record.failed
     elif record.spans:
-        from .importcheck import settle_spans
+        from .importcheck import beside, settle_spans
         from .importers import to_traces
         from .spans import ImportError_, read_spans
 
+        local = Path(record.label)  # its folder holds a session's sub-agents, a run's parts
         try:
-            traces, _ = to_traces(settle_spans(read_spans(record.text))[0], "auto")
+            with beside(local.parent if local.is_file() else None):
+                spans = settle_spans(read_spans(record.text))[0]
+            traces, _ = to_traces(spans, "auto")
         except ImportError_ as exc:
             yield record.label, None, ("import-failed", str(exc))
             return

@@ -1,13 +1,13 @@
-"""Reads span exports into plain spans: OTLP/JSON (one request, or JSON Lines as the
-Collector's file exporter writes), Grafana Tempo's API responses (`{"batches": [...]}` and
-`{"trace": {...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, a list of Jaeger spans, or API
-v3's `{"result": {"resourceSpans": [...]}}`), OpenTelemetry JS spans as JSON (a list of
-objects with `spanContext` and `[seconds, nanoseconds]` times), Langfuse traces
-(`{"trace": {...}, "observations": [...]}`, or the observations alone), one Jaeger trace
-(`{"traceID", "spans", "processes"}`), the shapes spanshapes.py reads (console and dump
-formats), and OTLP protobuf (an ExportTraceServiceRequest, read with opentelemetry-proto);
-JSON records may follow one another with only white space between, and a UTF-16 file with a
-byte order mark is read.
+"""Reads span exports into plain spans: OTLP/JSON (one request, or JSON Lines as the Collector's
+file exporter writes), Grafana Tempo's API responses (`{"batches": [...]}` and `{"trace":
+{...}}`), Jaeger's (`{"data": [{"spans": [...]}]}`, a list of Jaeger spans, or API v3's
+`{"result": {"resourceSpans": [...]}}`), OpenTelemetry JS spans as JSON (a list of objects with
+`spanContext` and `[seconds, nanoseconds]` times), Langfuse traces (`{"trace": {...},
+"observations": [...]}`, or the observations alone), one Jaeger trace (`{"traceID", "spans",
+"processes"}`), the shapes spanshapes.py reads (console and dump formats), Claude Code session
+transcripts (claudecode.py), and OTLP protobuf (an ExportTraceServiceRequest, read with
+opentelemetry-proto); JSON records may follow one another with only white space between, and a
+UTF-16 file with a byte order mark is read.
 
 A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
 keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
@@ -574,7 +574,11 @@ def read_spans(data: bytes) -> list[Span]:
         except RecursionError as exc:
             raise ImportError_("nested too deeply to read") from exc
         spans = []
-        for n, doc in enumerate(docs):
+        from . import claudecode, spanshapes
+
+        if len(docs) > 1 and claudecode.is_transcript(docs):
+            spans = claudecode.transcript_spans(docs, "", spanshapes.BELOW.get())
+        for n, doc in enumerate(docs if not spans else []):
             spans += _document(doc, f"{unit} {n + 1}" if len(docs) > 1 else "")
     if not spans:
         raise ImportError_("the export holds no spans")

@@ -248,6 +248,8 @@ def _atif_when(step: dict[str, Any], where: str) -> tuple[int, int]:
 # function from that name to the file's bytes (None: no such file), set by whoever knows the
 # folder the trajectory came from (orchtrace import); unset, only embedded ones are found.
 BESIDE: ContextVar[Callable[[str], bytes | None] | None] = ContextVar("beside", default=None)
+# The same for a relative path below that folder (a Claude Code session's subagents/ folder)
+BELOW: ContextVar[Callable[[str], bytes | None] | None] = ContextVar("below", default=None)
 _MAX_DEPTH = 32  # sub-agents of sub-agents: a real run nests a few levels, a cycle forever
 
 
