@@ -102,3 +102,25 @@ def test_an_agent_id_never_reads_outside_the_folder(tmp_path: Path) -> None:
     text = "\n".join(json.dumps(x) for x in lines).encode()
     with pytest.raises(ImportError_, match="neither in the file nor beside it"):
         session(text, inner)
+
+
+def test_a_claude_code_session_of_a_second_project() -> None:
+    # ai4curation/ai-blame's session (Claude Code 2.0.75, PROVENANCE): 7 assistant message ids
+    # (2 Opus 4.5, 5 Haiku 4.5 after a /model switch) and tool calls Read 10, Edit 9, Write 6,
+    # each with its result; usage once per message, the output counted up to each message's
+    # last line: input 71 + cache creation 25,778 + cache read 142,624 + output 1,686 =
+    # 170,159 tokens; 15:20:39.093Z to 15:22:22.906Z, 103.813 s (line 21's time before line
+    # 20's does not matter: each call runs from the record it answers to its last line). Its
+    # two Warmup side chains finish before the session and no Task call names them: one
+    # agent, 7 critical steps.
+    folder = FOLDER.parent / "claude-code-ai-blame"
+    data = (folder / "2c965cfd-41e4-4e31-8339-2986ebced03c.jsonl").read_bytes()
+    (trace,), _ = import_traces(data, "auto", folder)
+    assert [a["id"] for a in trace["agents"]] == ["claude-code"]
+    assert trace["costs"] == {
+        "tool_calls": 25, "messages": 0, "tokens": 170159, "wall_clock_s": 103.813
+    }  # fmt: skip
+    tools = [e["tool"] for e in trace["events"] if e["type"] == "tool_call"]
+    assert (tools.count("Read"), tools.count("Edit"), tools.count("Write")) == (10, 9, 6)
+    got = rewards.all_rewards(trace)
+    assert (got["critical_steps"].value, got["spawn_count"].value) == (7.0, 0.0)

@@ -143,10 +143,14 @@ def test_every_real_export_holds_the_properties() -> None:
 
     folder = Path(__file__).parent / "fixtures" / "traces" / "exports"
     files = [*folder.glob("*.json*"), *folder.glob("*.pb"), *folder.glob("*.traj")]
+    files += [
+        folder / "claude-code-spotter" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+        folder / "claude-code-ai-blame" / "2c965cfd-41e4-4e31-8339-2986ebced03c.jsonl",
+    ]
     checked, untimed = 0, 0
     for path in sorted(files):
         try:
-            traces, _ = import_traces(path.read_bytes(), folder=folder)
+            traces, _ = import_traces(path.read_bytes(), folder=path.parent)
         except Exception:  # an export refused whole is another test's business
             continue
         for trace in traces:

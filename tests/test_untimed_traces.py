@@ -62,13 +62,14 @@ def test_a_swe_agent_0x_trajectory() -> None:
 
 
 def test_a_swe_agent_1x_function_calling_trajectory() -> None:
-    # SWE-agent/test-repo: agent "main", 5 steps (find_file, open, edit, python3, submit), the
-    # four assistant history entries' tool call ids on the first four calls (the submit has no
-    # history entry); tokens 7141 + 243 = 7384; instance_cost 0.019520000000000006. Its
+    # SWE-agent/test-repo: agent "main", 5 steps whose actions begin find_file, open, edit,
+    # python3, submit; the four assistant history entries call the functions find_file, open,
+    # edit and bash, with their tool call ids (the submit has no history entry, so its tool is
+    # its command); tokens 7141 + 243 = 7384; instance_cost 0.019520000000000006. Its
     # execution_time per step is not a time of day: still steps mode.
     trace = read("sweagent-testrepo-function-calling.traj")
     assert [a["id"] for a in trace["agents"]] == ["main"]
-    assert calls(trace) == ["find_file", "open", "edit", "python3", "submit"]
+    assert calls(trace) == ["find_file", "open", "edit", "bash", "submit"]
     ids = [e.get("call_id") for e in trace["events"] if e["type"] == "tool_call"]
     assert ids[:4] == [
         "call_fJuazlMUN5fQDQ73G6XSpYpx",
@@ -81,6 +82,26 @@ def test_a_swe_agent_1x_function_calling_trajectory() -> None:
         "tool_calls": 5.0,
         "tokens": 7384.0,
         "cost_usd": 0.01952,
+        "spawn_count": 0.0,
+        "observed_speedup": "no-durations",
+    }
+
+
+def test_a_swe_agent_trajectory_of_a_second_project() -> None:
+    # SWE-bench/SWE-smith's test trajectory (SWE-agent 1.0.1, claude-3-7-sonnet): 17 steps,
+    # the history's 17 function calls bash 9, str_replace_editor 6 and submit 2 (it submitted,
+    # got a checklist back, and submitted again); tokens_sent 157229 + tokens_received 797 =
+    # 158026; instance_cost 0.24830985; agent "main".
+    trace = read("sweagent-swesmith-pandas-53856.traj")
+    assert [a["id"] for a in trace["agents"]] == ["main"]
+    got = calls(trace)
+    assert (got.count("bash"), got.count("str_replace_editor"), got.count("submit")) == (9, 6, 2)
+    assert got[-3:] == ["submit", "bash", "submit"]
+    assert values(trace) == {
+        "critical_steps": 17.0,
+        "tool_calls": 17.0,
+        "tokens": 158026.0,
+        "cost_usd": 0.24830985,
         "spawn_count": 0.0,
         "observed_speedup": "no-durations",
     }

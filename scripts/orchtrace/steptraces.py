@@ -119,7 +119,8 @@ def _mapping(raw: Any, where: str) -> dict[str, Any]:
 
 def swe_agent_spans(doc: dict[str, Any], where: str) -> list[Span]:
     """A SWE-agent trajectory (`.traj`: trajectory, history, info): one agent, each trajectory
-    step a model call and its action a tool call (the command's first word), in order. SWE-agent
+    step a model call and its action a tool call (the function its history calls, else the
+    command's first word), in order. SWE-agent
     records the run's tokens and cost only in total (info.model_stats): they are put on its
     last model call."""
     steps = doc["trajectory"]
@@ -128,8 +129,8 @@ def swe_agent_spans(doc: dict[str, Any], where: str) -> list[Span]:
     name = str(names[0] if names else doc.get("environment") or "swe-agent")
     info = _mapping(doc.get("info"), f"{where}info")
     trace = str(info.get("instance_id") or doc.get("instance_id") or "swe-agent")
-    calls = [
-        c.get("id")
+    calls = [  # (id, tool) of function-calling runs, one per step (the last may have none)
+        (c.get("id"), _mapping(c.get("function"), f"{where}history").get("name"))
         for h in history
         if isinstance(h, dict) and h.get("role") == "assistant"
         for c in (h["tool_calls"] if isinstance(h.get("tool_calls"), list) else [])
@@ -143,9 +144,10 @@ def swe_agent_spans(doc: dict[str, Any], where: str) -> list[Span]:
         spans.append(_chat(trace, k, name, "", at))
         action = step.get("action")
         if isinstance(action, str) and action.strip():
-            tool = re.split(r"\s", action.strip(), maxsplit=1)[0]
-            call = calls[k] if k < len(calls) and isinstance(calls[k], str) else None
-            spans.append(_tool(trace, k, name, tool, call, at))
+            call, tool = calls[k] if k < len(calls) else (None, None)
+            if not isinstance(tool, str) or not tool:  # no function call: the command's name
+                tool = re.split(r"\s", action.strip(), maxsplit=1)[0]
+            spans.append(_tool(trace, k, name, tool, call if isinstance(call, str) else None, at))
     chats = [s for s in spans if s.span_id.startswith("step-")]
     if not chats:
         raise ImportError_(f"{where}trajectory: a SWE-agent trajectory with no step")
