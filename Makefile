@@ -61,8 +61,16 @@ $(CFF_SCHEMA):
 	$(BIN)/pip download --quiet --no-deps --dest .cache/cffconvert cffconvert==2.0.0
 	$(BIN)/python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob('.cache/cffconvert/*.whl')[0]); open(sys.argv[1], 'wb').write(z.read('cffconvert/schemas/1.2.0/schema.json'))" $(CFF_SCHEMA)
 
+# TRL, for the tests that call its own reward path, on torch's CPU build: pinned, because pip
+# takes 2.13.0 from the machine's wheel folder, while a newer release is a CUDA build of GBs.
+TRAINERS_STAMP := $(VENV)/.trainers
+$(TRAINERS_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet 'torch==2.13.0'
+	$(BIN)/pip install --quiet -e '.[test-trainers]'
+	touch $(TRAINERS_STAMP)
+
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps install $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps install $(TRAINERS_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
 golden: install $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)

@@ -3,8 +3,9 @@ is needed to import this module.
 
 - TRL's GRPOTrainer calls each of its `reward_funcs` as `f(prompts=..., completions=...,
   completion_ids=..., **columns)`, the columns being the dataset's other fields, one value per
-  completion, plus `trainer_state`; it wants one float per completion, and reads None as "this
-  reward does not apply" (NaN). `trl_reward(name)` makes such a function.
+  completion, plus `trainer_state`, `log_extra` and `log_metric` (TRL 1.x); it wants one float
+  per completion, and reads None as "this reward does not apply" (NaN). `trl_reward(name)`
+  makes such a function (tests/test_trl_calls.py calls it through TRL's own code).
 - verl's reward managers call a custom `compute_score(data_source=..., solution_str=...,
   ground_truth=..., extra_info=..., **reward_kwargs)`, the kwargs coming from the
   `custom_reward_function.reward_kwargs` of its config; a dict answer must hold `score` and
