@@ -28,7 +28,7 @@ from .examine import PARALLEL_BYTES, examine
 from .lineage import Lineage
 from .metrics import _rewards, _round
 from .model import Item, decode
-from .parl import as_measure, collect, runs, stages, turns
+from .parl import as_measure, spawn_rows, stages, turns
 from .replay import DependencyCycle, _dependencies, _dependency_edges, ancestry, longest
 from .rewards import Rollout
 from .semantics import check_costs, semantics
@@ -391,20 +391,21 @@ class _Union:
         return groups
 
     def _critical_steps(self, boss: list[int], owner: np.ndarray) -> list[dict[str, Any]]:
-        """Each trace's critical steps (parl.py), its turns, spawns and returns taken from the
-        union's columns at once."""
+        """Each trace's critical steps (parl.py): the union's spawns and turns counted at once,
+        then each trace's stages from its own spawn rows."""
         tb, count = self.tb, len(self.datas)
-        rows = runs(tb, self.lineage, turns(tb))
-        order = np.argsort(owner[rows[:, 1].astype(np.int64)], kind="stable")
-        cut = np.searchsorted(owner[rows[order, 1].astype(np.int64)], np.arange(count + 1))
-        listed = rows[order].tolist()
+        rows, totals = spawn_rows(tb, self.lineage, turns(tb), np.array(boss, dtype=np.int64))
+        trace = owner[rows[:, 0]]
+        order = np.argsort(trace, kind="stable")
+        cut = np.searchsorted(trace[order], np.arange(count + 1)).tolist()
+        listed = list(map(tuple, rows[order].tolist()))
         names = tb.agent_names
         return [
             as_measure(
                 names[c].split(":", 1)[1] if c >= 0 else None,
-                stages(collect(listed[cut[k] : cut[k + 1]]), c),
+                stages(listed[cut[k] : cut[k + 1]], c, n),
             )
-            for k, c in enumerate(boss)
+            for k, (c, n) in enumerate(zip(boss, totals.tolist(), strict=True))
         ]
 
     def _measures(self) -> list[dict[str, Any]]:

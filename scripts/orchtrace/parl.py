@@ -28,9 +28,8 @@ Where the report leaves room, this reading is ours (traces/METRICS.md states it 
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from typing import Literal
 
 import numpy as np
 
@@ -65,14 +64,15 @@ def turns(tb: EventTable) -> np.ndarray:
     steps = tb.of_type("step")
     if steps.size:
         try:
-            marks, spans, tokens = tb.field("attributes"), tb.field("span_id"), tb.field("tokens")
-        except AttributeError:  # the artifact's events, which have none of them
-            marks = spans = tokens = [None] * len(tb.ids)
+            marks, spans = tb.field("attributes"), tb.field("span_id")
+        except AttributeError:  # the artifact's events, which have neither
+            marks = spans = [None] * len(tb.ids)
         seen: set[tuple[int, str]] = set()
-        for i, who in zip(steps.tolist(), tb.who[steps].tolist(), strict=True):
+        marked = [i for i in steps.tolist() if marks[i] is not None or spans[i] is not None]
+        for i, who in zip(marked, tb.who[marked].tolist(), strict=True):
             a, span = marks[i], spans[i]
             if type(a) is dict and (
-                a.get("turn") is False or (a.get("own_time") is True and not tokens[i])
+                a.get("turn") is False or (a.get("own_time") is True and not tb.field("tokens")[i])
             ):
                 kind[i] = -1
             elif type(span) is str:
@@ -91,127 +91,134 @@ def turns(tb: EventTable) -> np.ndarray:
 def _outside_model_calls(tb: EventTable, kind: np.ndarray, calls: np.ndarray) -> np.ndarray:
     """The tool calls of CALLS that no model step of their agent is under way at (a call made
     while the model that issued it still streams is part of that turn, however its results
-    came back in between)."""
+    came back in between). A call at t is under way in a step when more of its agent's steps
+    start by t than end before t, counted on one integer key (agent, rank of the time)."""
     steps = tb.of_type("step")
     steps = steps[kind[steps] == 0]
     if not calls.size or not steps.size:
         return calls
     try:
-        ends = tb.field("t_end")
-    except AttributeError:
+        ends = np.array(tb.field("t_end"), dtype=np.float64)[steps]  # None is NaN
+    except (AttributeError, TypeError, ValueError):
         return calls
-    spans: dict[int, list[tuple[float, float]]] = defaultdict(list)
-    for i, who in zip(steps.tolist(), tb.who[steps].tolist(), strict=True):
-        end = ends[i]
-        if type(end) in (int, float):
-            spans[who].append((float(tb.times[i]), float(end)))
-    keep = []
-    for i, who in zip(calls.tolist(), tb.who[calls].tolist(), strict=True):
-        t = float(tb.times[i])
-        if not any(lo <= t <= hi for lo, hi in spans.get(who, ())):
-            keep.append(i)
-    return np.array(keep, dtype=np.int64)
+    timed = ~np.isnan(ends)
+    steps, ends = steps[timed], ends[timed]
+    if not steps.size:
+        return calls
+    _, rank = np.unique(
+        np.concatenate((tb.times[steps], ends, tb.times[calls])), return_inverse=True
+    )
+    width = int(rank.max()) + 2
+    n = steps.size
+    agent = tb.who[steps].astype(np.int64) * width
+    starts = np.sort(agent + rank[:n])
+    stops = np.sort(agent + rank[n : 2 * n])
+    mine = tb.who[calls].astype(np.int64) * width
+    at = mine + rank[2 * n :]
+    begun = np.searchsorted(starts, at, side="right") - np.searchsorted(starts, mine)
+    over = np.searchsorted(stops, at, side="left") - np.searchsorted(stops, mine)
+    return np.asarray(calls[begun - over <= 0], dtype=np.int64)
 
 
-class Runs:
-    """One trace's turns, spawns and returns, by agent code, for `stages`."""
-
-    def __init__(self) -> None:
-        self.turns: dict[int, list[float]] = defaultdict(list)
-        self.spawns: dict[int, list[tuple[float, int]]] = defaultdict(list)
-        self.ends: dict[int, list[float]] = defaultdict(list)
-
-    def sort(self) -> Runs:
-        for a, times in self.turns.items():
-            self.turns[a] = sorted(set(times))  # an agent's turns at one instant are one turn
-        for x in (self.spawns, self.ends):
-            for v in x.values():
-                v.sort()
-        return self
+# A spawn row: (parent, time, child, the parent's turns up to it, the child's turns before it,
+# the child's turns up to the end of its run, that end), times as ranks (END_OPEN: no end).
+Row = tuple[int, int, int, int, int, int, int]
+END_OPEN = np.iinfo(np.int64).max
 
 
-def runs(tb: EventTable, lineage: Lineage, at: np.ndarray) -> np.ndarray:
-    """The (kind, agent, other, time) rows that make a trace's Runs: kind 0 a turn of agent,
-    1 a spawn of other by agent, 2 an end of agent's run; AT are its turns. A child that a
-    declared parent has, with no spawn, is spawned at its first event."""
+def spawn_rows(
+    tb: EventTable, lineage: Lineage, at: np.ndarray, mains: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every spawn of TB as a Row (one array, a row each), and the turns of each agent of MAINS,
+    counted in one pass of sorts and searches over the whole table (AT are its turns; an
+    agent's turns at one instant are one). A child that a declared parent has, with no spawn,
+    is spawned at its first event; a run ends at the child's first return or despawn after its
+    spawn."""
     spawns = tb.of_type("spawn")
     target = tb.target_codes()[spawns]
     ok = target >= 0
-    gone = tb.of_type("despawn")
-    gone_who = tb.target_codes()[gone]
-    gone_who = np.where(gone_who >= 0, gone_who, tb.who[gone])
-    back = tb.of_type("return")
     first = np.full(len(tb.agent_names), np.inf)
     has = tb.who >= 0
     np.minimum.at(first, tb.who[has], tb.times[has])
-    child = np.flatnonzero((lineage.parent >= 0) & (lineage.spawned_at < 0))
-    child = child[np.isfinite(first[child])]
-    parts = [
-        (0, tb.who[at], np.full(at.size, -1), tb.times[at]),
-        (1, tb.who[spawns[ok]], target[ok], tb.times[spawns[ok]]),
-        (1, lineage.parent[child], child, first[child]),
-        (2, tb.who[back], np.full(back.size, -1), tb.times[back]),
-        (2, gone_who, np.full(gone.size, -1), tb.times[gone]),
-    ]
-    return np.concatenate(
-        [np.column_stack((np.full(len(w), k), w, o, t)) for k, w, o, t in parts]
-    ).reshape(-1, 4)
+    declared = np.flatnonzero((lineage.parent >= 0) & (lineage.spawned_at < 0))
+    declared = declared[np.isfinite(first[declared])]
+    parent = np.concatenate((tb.who[spawns[ok]], lineage.parent[declared])).astype(np.int64)
+    child = np.concatenate((target[ok], declared)).astype(np.int64)
+    when = np.concatenate((tb.times[spawns[ok]], first[declared]))
+    gone = tb.of_type("despawn")
+    gone_who = tb.target_codes()[gone]
+    back = tb.of_type("return")
+    ender = np.concatenate((tb.who[back], np.where(gone_who >= 0, gone_who, tb.who[gone])))
+    ended = np.concatenate((tb.times[back], tb.times[gone]))
+    _, rank = np.unique(np.concatenate((tb.times[at], when, ended)), return_inverse=True)
+    rank = rank.astype(np.int64)
+    width = int(rank.max(initial=0)) + 2
+    turn = np.unique(tb.who[at].astype(np.int64) * width + rank[: at.size])
+    t = rank[at.size : at.size + when.size]
+    stop = np.sort(ender.astype(np.int64) * width + rank[at.size + when.size :])
 
+    def count(agent: np.ndarray, r: np.ndarray, before: bool = False) -> np.ndarray:
+        """How many turns AGENT takes at or before rank R (before it, if BEFORE)."""
+        side: Literal["left", "right"] = "left" if before else "right"
+        out = np.searchsorted(turn, agent * width + r, side=side)
+        return np.asarray(out - np.searchsorted(turn, agent * width), dtype=np.int64)
 
-def collect(rows: list[list[float]]) -> Runs:
-    """A trace's Runs from its rows (see `runs`)."""
-    r = Runs()
-    for kind, agent, other, t in rows:
-        if kind == 0:
-            r.turns[int(agent)].append(t)
-        elif kind == 1:
-            r.spawns[int(agent)].append((t, int(other)))
-        else:
-            r.ends[int(agent)].append(t)
-    return r.sort()
+    j = np.searchsorted(stop, child * width + t)
+    end_key = stop[np.minimum(j, stop.size - 1)] if stop.size else np.zeros(j.size, np.int64)
+    found = (j < stop.size) & (end_key // width == child)
+    end = np.where(found, end_key - child * width, END_OPEN)
+    rows = np.column_stack(
+        (
+            parent,
+            t,
+            child,
+            count(parent, t),
+            count(child, t, before=True),
+            count(child, np.where(found, end, width - 1)),  # an open run: all the child's turns
+            end,
+        )
+    )
+    mains = mains.astype(np.int64)
+    totals = np.searchsorted(turn, (mains + 1) * width) - np.searchsorted(turn, mains * width)
+    return rows.reshape(-1, 7), np.where(mains >= 0, totals, 0)
 
 
 DEEPEST = 200  # sub-agents nested deeper count their own turns only (no recursion past it)
 
 
-def stages(r: Runs, main: int) -> list[tuple[int, int]]:
-    """The main agent's stages as (its steps, its longest sub-agent's steps)."""
+def stages(rows: list[Row], main: int, turns: int) -> list[tuple[int, int]]:
+    """The stages of agent MAIN (TURNS turns in all) as (its steps, its longest sub-agent's
+    steps), from the ROWS of its trace's spawns."""
     if main < 0:
         return []
+    below: dict[int, list[Row]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: r[1]):
+        below[row[0]].append(row)
 
-    def total(agent: int, lo: float, hi: float, path: tuple[int, ...]) -> int:
-        return sum(x + y for x, y in of(agent, lo, hi, path))
-
-    def of(agent: int, lo: float, hi: float, path: tuple[int, ...]) -> list[tuple[int, int]]:
-        mine = r.turns.get(agent, [])
-        left = bisect_left(mine, lo)
+    def of(
+        agent: int, lo: int, hi: int, base: int, top: int, path: tuple[int, ...]
+    ) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
-        done = left  # turns counted so far
-        batch_end = -1.0  # the earliest end of a run in the batch (inf: none)
-        for t, c in r.spawns.get(agent, []):
+        done = base  # the agent's turns counted so far (those before LO are not its run's)
+        batch_end = -1  # the earliest end of a run in the batch
+        for _, t, c, k, c_lo, c_hi, end in below.get(agent, ()):
             if not lo <= t <= hi or c in path:
                 continue
-            ends = r.ends.get(c, [])
-            j = bisect_left(ends, t)
-            end = ends[j] if j < len(ends) else math.inf
-            cost = (
-                total(c, t, end, (*path, c))
-                if len(path) < DEEPEST
-                else bisect_right(r.turns.get(c, []), end) - bisect_left(r.turns.get(c, []), t)
-            )
-            k = bisect_right(mine, t)
+            if len(path) < DEEPEST:
+                cost = sum(x + y for x, y in of(c, t, end, c_lo, c_hi, (*path, c)))
+            else:
+                cost = c_hi - c_lo
             if found and k == done and t < batch_end:  # the same batch
                 found[-1] = (found[-1][0], max(found[-1][1], cost))
                 batch_end = min(batch_end, end)
             else:
                 found.append((k - done, cost))
                 done, batch_end = k, end
-        right = bisect_right(mine, hi)
-        if right > done:
-            found.append((right - done, 0))
+        if top > done:
+            found.append((top - done, 0))
         return found
 
-    return of(main, -math.inf, math.inf, (main,))
+    return of(main, -1, END_OPEN, 0, turns, (main,))
 
 
 def as_measure(name: str | None, found: list[tuple[int, int]]) -> dict[str, object]:
@@ -227,5 +234,6 @@ def as_measure(name: str | None, found: list[tuple[int, int]]) -> dict[str, obje
 
 def critical_steps(tb: EventTable, lineage: Lineage, main: int) -> dict[str, object]:
     """The measure for one trace's table, MAIN being its orchestrator's code (-1: none)."""
-    found = stages(collect(runs(tb, lineage, turns(tb)).tolist()), main)
+    rows, totals = spawn_rows(tb, lineage, turns(tb), np.array([main]))
+    found = stages([tuple(r) for r in rows.tolist()], main, int(totals[0]))
     return as_measure(tb.agent_names[main] if main >= 0 else None, found)
