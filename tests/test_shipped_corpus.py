@@ -84,6 +84,13 @@ AUDITED = {
     ),
     ("sirius2025", "affiliation"): ("unknown", "Stanford University"),
     ("wideseek-r1-2026", "affiliation"): ("unknown", "EE, Tsinghua University"),
+    # round two, second pass: affiliations from the works' author blocks (arXiv HTML, project page)
+    ("codecriticbench2025", "affiliation"): ("unknown", "M-A-P"),
+    ("collabuiagents2025", "affiliation"): (
+        "unknown",
+        "Tsinghua University / The Hong Kong University of Science and Technology",
+    ),
+    ("marshal2026", "affiliation"): ("unknown", "Tsinghua University"),
 }
 
 
