@@ -69,8 +69,18 @@ $(TRAINERS_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test-trainers]'
 	touch $(TRAINERS_STAMP)
 
+# verl, for the test that runs its own reward manager on compute_score, in an environment of its
+# own: it pins a transformers release that TRL's cannot import beside.
+VERL_VENV := .venv-verl
+VERL_STAMP := $(VERL_VENV)/.installed
+$(VERL_STAMP):
+	$(PY) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/pip install --quiet 'torch==2.13.0'
+	$(VERL_VENV)/bin/pip install --quiet 'verl>=0.9,<0.10' 'msgspec>=0.18,<1' 'orjson>=3.9,<4'
+	touch $(VERL_STAMP)
+
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps install $(TRAINERS_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps install $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
 golden: install $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
@@ -87,4 +97,4 @@ bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries, o
 	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VERL_VENV) .pytest_cache .mypy_cache .ruff_cache
