@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
+import yaml
 from playwright.sync_api import Browser, ConsoleMessage, Page
 
 from litcorpus.analysis.result import analyse
@@ -529,3 +530,66 @@ def test_every_site_link_is_in_view_on_a_phone(live_site: Path, browser: Browser
     assert len(boxes) >= 5 and all(left >= 0 and right <= 375 for _, left, right in boxes), boxes
     assert pg.evaluate("document.documentElement.scrollWidth") <= 375
     context.close()
+
+
+def ranked_keys(site: Path, page: Page, query: str) -> list[str]:
+    """The keys of the first page of results for QUERY, in the order shown (best match)."""
+    from urllib.parse import quote
+
+    page.goto((site / "index.html").as_uri() + "?q=" + quote(query))
+    wait_for(page, "/ of |matching/.test(document.querySelector('#status').textContent)", 20)
+    return list(
+        page.eval_on_selector_all(".entry:not([hidden])", "els => els.map(e => e.dataset.key)")
+    )
+
+
+def live_papers() -> dict[str, dict[str, Any]]:
+    from conftest import REPO
+
+    return {p.stem: yaml.safe_load(p.read_text()) for p in (REPO / "papers").glob("*.yaml")}
+
+
+def test_a_tag_label_in_the_query_ranks_its_carriers_first(live_site: Path, page: Page) -> None:
+    """ "when to stop" names the O5 label: every entry that learns or designs the stopping
+    decision comes first (the first to learn it ranked 27th of 29 when "when" and "to" were
+    matched fuzzily as Chen and Tool); "debate reward" ranks the debate-reward entries first."""
+    papers = live_papers()
+    decided = {k: (d.get("orchestration_decisions") or []) + (d.get("orchestration_designed") or [])
+               for k, d in papers.items()}  # fmt: skip
+    stop = {k for k, tags in decided.items() if "stop" in tags}
+    shown = ranked_keys(live_site, page, "when to stop")
+    assert stop and set(shown[: len(stop)]) == stop, shown[: len(stop) + 3]
+    debate = {k for k, d in papers.items() if d.get("reward_type") == "debate"}
+    shown = ranked_keys(live_site, page, "debate reward")
+    assert debate and set(shown[: len(debate)]) == debate
+
+
+def test_a_surname_is_not_matched_by_its_neighbours(live_site: Path, page: Page) -> None:
+    """ "Chen" finds the Chens first, and no entry that only a Shen or a Chan would match."""
+    papers = live_papers()
+    shown = ranked_keys(live_site, page, "Chen")
+    surnames = {k: {str(a).split(",")[0].strip().lower() for a in d.get("authors") or []}
+                for k, d in papers.items()}  # fmt: skip
+    assert shown and all("chen" in surnames[k] for k in shown[:5]), shown[:5]
+    text = {k: " ".join(str(d.get(f, "")) for f in ("title", "summary", "notes", "affiliation",
+                                                      "name", "authors")).lower()
+            for k, d in papers.items()}  # fmt: skip
+    assert all("chen" in text[k] for k in shown), [k for k in shown if "chen" not in text[k]]
+
+
+def test_a_pasted_address_or_identifier_finds_its_entry(live_site: Path, page: Page) -> None:
+    """An arXiv address (with its version), a DOI address and a bare arXiv id each find the
+    one entry they name; the address's words (https, org, abs) are not searched for."""
+    assert ranked_keys(live_site, page, "https://arxiv.org/abs/2504.19162v2") == ["spc2025"]
+    assert ranked_keys(live_site, page, "https://doi.org/10.3233/FAIA251326") == ["agp2025"]
+    assert ranked_keys(live_site, page, "2506.02951") == ["agp2025"]
+
+
+def test_a_short_name_is_searched_and_shown(live_site: Path, page: Page) -> None:
+    """Method short names (Puppeteer) are found first and shown beside the title on the card
+    and on the entry's page."""
+    assert ranked_keys(live_site, page, "Puppeteer")[0] == "puppeteer"
+    card = page.locator('.entry[data-key="puppeteer"] .short-name')
+    assert card.text_content() == "Puppeteer"
+    page.goto((live_site / "papers" / "puppeteer.html").as_uri())
+    assert page.text_content("h1 .short-name") == "Puppeteer"

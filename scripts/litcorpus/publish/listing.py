@@ -252,6 +252,7 @@ class Listing:
                 e["added"],
                 1 if e["new"] else 0,
                 held[n],
+                e["name"],
             ]
             for n, e in enumerate(entries)
         ]

@@ -170,6 +170,7 @@ def entry_view(data: dict[str, Any], tax: Taxonomy, since: Release | None = None
     return {
         "key": data["key"],
         "title": data.get("title", ""),
+        "name": str(data.get("name") or ""),
         "url": safe_url(data.get("url")),
         "authors": authors(data),
         "byline": byline(data),

@@ -11,8 +11,8 @@
   // the page is idle after load, and built in slices, so that a first search finds them ready;
   // a reader who asked to save data (Save-Data) gets them when first touching the search box.
   // Filters and counts run over every entry, and only the current page is in the DOM.
-  const KEY = 0, TITLE = 1, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
-  const ADDED = 8, NEW = 9, HELD = 10;
+  const KEY = 0, TITLE = 1, URL = 2, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
+  const ADDED = 8, NEW = 9, HELD = 10, NAME = 11;
   const SORTS = ["relevance", "year", "year-asc", "title"];
   const PAGER_SPAN = 2;
   const TYPING_MS = 120;
@@ -59,8 +59,29 @@
     return out;
   }
 
-  // Typos are forgiven in words of four letters or more, never in numbers ("2025" is no 2026).
-  function fuzzyFor(term) { return /^\p{L}{4,}$/u.test(term) ? 0.2 : false; }
+  // Typos are forgiven in words of five letters or more ("credt"; a shorter word's neighbours
+  // are other words: "when" is no "Chen", "stop" no "step"), never in numbers (2025 is no 2026).
+  function fuzzyFor(term) { return /^\p{L}{5,}$/u.test(term) ? 0.2 : false; }
+
+  // Words a query does not need to match (it matches a tag's label with them: "when to stop").
+  const STOP_WORDS = new Set(("a an and are as at be by can do does for from how in into is it " +
+    "its of on or the this that to what when where which who whom why with").split(" "));
+  // A tag whose label the query names ranks above free text: its label's words in a row, a
+  // label of two words or more, or one of six letters or more ("Orchestrator", not "Yes").
+  const LABEL_SCORE = 1000;
+
+  // The identifiers a query names, if it is one: an arXiv id (in an address or bare), a DOI
+  // (likewise), else an address. Compared with the entries' own addresses (identifiersOf).
+  function identifiersOf(text) {
+    const out = [];
+    const arxiv = text.match(/(?:^|[^\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d.])/);
+    if (arxiv) { out.push("arxiv:" + arxiv[1]); }
+    const doi = text.match(/\b(10\.\d{4,9}\/[^\s?#]+)/);
+    if (doi) { out.push("doi:" + doi[1].toLowerCase().replace(/[.,;)]+$/, "")); }
+    const url = text.trim().match(/^https?:\/\/(?:www\.)?([^\s#?]+?)\/?(?:[?#].*)?$/i);
+    if (url) { out.push("url:" + url[1].toLowerCase()); }
+    return out;
+  }
 
   // Page numbers the pager names: the first, the last and PAGER_SPAN either side of the
   // current one; null stands for two or more pages left out (listing.page_window).
@@ -211,7 +232,9 @@
 
     // What the search matched: per entry position, whether it matched every word (in the
     // index or in its tags), its score, the document words it matched (to mark them) and the
-    // fields they are in.
+    // fields they are in. A query that names an entry's address or identifier finds that entry;
+    // the words of a tag label it names are met by the tag's carriers, which rank first; and
+    // words like "to" and "when" need not match unless the query has no other words.
     function searchHits(query) {
       buildTagIndex();
       if (!hits || hits.key !== query) {
@@ -224,8 +247,29 @@
           if (!map.has(i)) { map.set(i, new Set()); }
           values.forEach((v) => { map.get(i).add(v); });
         };
-        queryTerms(query).forEach((word) => {
+        const named = identifiersOf(query);
+        if (named.length) {
+          const found = data.entries.map((e) => named.some((id) => entryIds(e).has(id)));
+          if (found.some((x) => x)) {
+            found.forEach((x, i) => { on[i] = x ? 1 : 0; score[i] = x ? LABEL_SCORE : 0; });
+            hits = { key: query, on: on, score: score, terms: terms, fields: fields };
+            return hits;
+          }
+          const id = named.find((x) => x.startsWith("arxiv:") || x.startsWith("doi:"));
+          if (id) { query = id.slice(id.indexOf(":") + 1); }  // else look for its words
+        }
+        const words = queryTerms(query);
+        const met = words.map(() => null);  // per word: the carriers of a label it is in
+        labelsIn(words).forEach((m) => {
+          const carriers = data.carriers[m.a][m.j];
+          carriers.forEach((i) => { score[i] += LABEL_SCORE; add(fields, i, ["tags"]); });
+          for (let k = m.from; k < m.to; k += 1) { met[k] = (met[k] || []).concat(carriers); }
+        });
+        const plain = words.some((w) => !STOP_WORDS.has(w));
+        words.forEach((word, k) => {
+          if (plain && STOP_WORDS.has(word)) { return; }  // need not match
           const here = new Uint8Array(n);
+          (met[k] || []).forEach((i) => { here[i] = 1; });
           engine.search(word).forEach((r) => {
             const i = data.posOf[r.id];
             if (i === undefined) { return; }
@@ -250,6 +294,37 @@
         hits = { key: query, on: on, score: score, terms: terms, fields: fields };
       }
       return hits;
+    }
+
+    // The tag labels WORDS name, each as {a, j, from, to}: its words in a row in WORDS.
+    function labelsIn(words) {
+      const out = [];
+      data.axes.forEach((axis, a) => {
+        if (axis.derived) { return; }
+        axis.values.forEach((v, j) => {
+          const label = queryTerms(String(v[1]));
+          if (!label.length || (label.length === 1 && label[0].length < 6)) { return; }
+          for (let k = 0; k + label.length <= words.length; k += 1) {
+            if (label.every((w, x) => words[k + x] === w)) {
+              out.push({ a: a, j: j, from: k, to: k + label.length });
+            }
+          }
+        });
+      });
+      // the longest labels only: "debate reward" names the reward, not the Debate topology
+      return out.filter((m) => !out.some((o) => o.from <= m.from && m.to <= o.to &&
+        o.to - o.from > m.to - m.from));
+    }
+
+    // The identifiers of an entry's addresses (its key too), as identifiersOf gives them.
+    function entryIds(e) {
+      if (!e.ids) {
+        e.ids = new Set(["key:" + e[KEY]]);
+        [e[URL]].concat(e[LINKS].map((l) => l[1])).forEach((href) => {
+          if (href) { identifiersOf(String(href)).forEach((id) => { e.ids.add(id); }); }
+        });
+      }
+      return e.ids;
     }
 
     function loadEntries() {
@@ -510,6 +585,10 @@
       const li = el("li", { "class": "entry", "data-key": e[KEY] });
       const h3 = li.appendChild(el("h3"));
       h3.appendChild(marked(el("a", { href: "papers/" + e[KEY] + ".html" }), e[TITLE], terms));
+      if (e[NAME]) {  // the short name the work goes by ("Puppeteer"), searched first
+        h3.appendChild(document.createTextNode(" "));
+        h3.appendChild(marked(el("span", { "class": "short-name" }), e[NAME], terms));
+      }
       if (e[NEW]) {
         h3.appendChild(document.createTextNode(" "));
         h3.appendChild(el("span", {
