@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REPO, edit, js_data, make_mini_root, pages_of
 from golden import assert_golden
-from litcorpus.analysis.result import analyse
+from litcorpus.analysis.result import analyse, check
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.listing import PAGE_SIZE, page_window, pager, status_text
 from litcorpus.publish.presentation import safe_url
@@ -498,3 +498,59 @@ def test_every_gap_cell_colour_is_in_the_legend(mini_root: Path) -> None:
     explained = set(re.findall(r'class="swatch (state-[a-z_]+)"', legend.group(1)))
     drawn = set(re.findall(r'class="cell (state-[a-z_]+)', gaps))
     assert "state-unexpected" in drawn and drawn <= explained, drawn - explained
+
+
+def test_the_feed_holds_the_latest_release_and_absolute_links_when_the_address_is_known() -> None:
+    """Seventy entries added since the release before the latest are all in the feed (it
+    named the newest fifty before), and with the site's address every link is absolute, as
+    feed readers want; without it, links stay relative to the feed."""
+    import datetime as dt
+
+    import feedparser
+
+    from litcorpus.model.releases import Release
+    from litcorpus.publish.feed import atom_feed
+
+    releases = [Release("1", dt.date(2026, 1, 1), "first"), Release("2", dt.date(2026, 6, 1), "s")]
+    entries = [
+        {"key": f"k{n:02d}", "title": f"T{n}", "byline": "A", "summary": "S",
+         "added": "2026-05-01" if n < 70 else "2025-12-01"}
+        for n in range(75)
+    ]  # fmt: skip
+    feed = feedparser.parse(atom_feed(entries, releases, "https://example.org/corpus/"))
+    assert not feed.bozo
+    papers = [e.link for e in feed.entries if "/papers/" in e.link]
+    assert len(papers) == 70 and all(
+        p.startswith("https://example.org/corpus/papers/") for p in papers
+    )
+    assert feed.entries[0].link == "https://example.org/corpus/changes.html#release-2"
+    assert feed.feed.links[0].href == "https://example.org/corpus/feed.xml"
+    relative = feedparser.parse(atom_feed(entries[:3], releases[:1]))
+    assert [e.link for e in relative.entries][:1] == ["papers/k02.html"]
+
+
+def test_the_site_address_comes_from_the_publishing_job_or_the_taxonomy(
+    mini_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LITCORPUS_SITE_URL (set where the site is published) names the site's address, else
+    the taxonomy's site.base_url; the release citation's url is then that address."""
+    import pybtex.database
+
+    from litcorpus.publish.citation import citations
+    from litcorpus.publish.site import site_url
+
+    tax = load_corpus(mini_root).taxonomy
+    assert site_url(tax) is None
+    monkeypatch.setenv("LITCORPUS_SITE_URL", "https://example.org/corpus")
+    assert site_url(tax) == "https://example.org/corpus/"
+    cff = {"title": "A corpus", "authors": [{"name": "Team"}]}
+    release = load_corpus(mini_root).releases.items
+    (first,) = citations(cff, release, site_url(tax))[:1]
+    entry = pybtex.database.parse_string(first.bibtex, "bibtex").entries
+    assert next(iter(entry.values())).fields["url"] == "https://example.org/corpus/"
+    text = (mini_root / "taxonomy.yaml").read_text()
+    (mini_root / "taxonomy.yaml").write_text(
+        text.replace("site:\n", "site:\n  base_url: nowhere\n", 1)
+    )
+    report = check(mini_root)
+    assert any(p.code == "taxonomy-invalid" and "base_url" in p.message for p in report.problems)

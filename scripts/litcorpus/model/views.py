@@ -7,6 +7,7 @@ against the taxonomy so that `check` catches a misspelt axis before `stats` runs
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -89,6 +90,7 @@ class Views:
     headline: list[str] = field(default_factory=list)  # what a card shows, the open facets
     group_by: str | None = None
     venues: list[str] = field(default_factory=list)  # the list's venue facet, by name
+    base_url: str | None = None  # the site's public address (feed links, citations)
     reader: Reader | None = None
     screening: Screening = field(default_factory=lambda: Screening())
 
@@ -122,6 +124,13 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         views.venues = [v.strip() for v in venues]
     else:
         bad(("site", "venues"), "venues lists the names of venues, such as NeurIPS")
+    base = site.get("base_url")
+    if base is not None:
+        if isinstance(base, str) and re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", base):
+            views.base_url = base if base.endswith("/") else base + "/"
+        else:
+            bad(("site", "base_url"), "base_url is the site's public address, such as "
+                "https://example.org/corpus/")  # fmt: skip
     group = site.get("group_by")
     if group is not None and group in tax.axes and not tax.axes[group].multi:
         views.group_by = group

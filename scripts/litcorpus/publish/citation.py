@@ -54,8 +54,11 @@ def read_cff(root: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def citations(cff: dict[str, Any], releases: list[Release]) -> list[Citation]:
-    """One citation per release, newest first; none without a title in CITATION.cff."""
+def citations(
+    cff: dict[str, Any], releases: list[Release], base: str | None = None
+) -> list[Citation]:
+    """One citation per release, newest first; none without a title in CITATION.cff. Its
+    `url` is the site's public address BASE when known, else CITATION.cff's url or code."""
     title = str(cff.get("title") or "").strip()
     if not title:
         return []
@@ -71,8 +74,9 @@ def citations(cff: dict[str, Any], releases: list[Release]) -> list[Citation]:
             ("version", r.version),
             ("note", f"Release {r.version} of {r.date.isoformat()}"),
         ]
-        if cff.get("url"):
-            fields.append(("url", bib_verbatim(str(cff["url"]))))
+        url = base or cff.get("url") or cff.get("repository-code")
+        if url:
+            fields.append(("url", bib_verbatim(str(url))))
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         out.append(
             Citation(

@@ -5,7 +5,10 @@ Reads the entry views (presentation.entry_view) and releases.yaml's releases; re
 Every date is a day the corpus records (an entry's `added`, a release's date), never the time
 of the build, so the feed is reproducible. Ids are name-based UUIDs (RFC 4122, version 5) of
 the entry's key or the release's version: stable wherever the site is published. Links are
-relative to the feed, which sits at the site's root.
+absolute under the site's public address when it is known (the taxonomy's `site.base_url`, or
+LITCORPUS_SITE_URL where the site is published), else relative to the feed, which sits at the
+site's root. The feed names every entry added since the release before the latest (so a reader
+sees all of the latest release), and at least the newest MAX_ENTRIES.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..model.releases import Release
 
-MAX_ENTRIES = 50  # entries named in the feed, newest first
+MAX_ENTRIES = 50  # entries named in the feed at least, newest first
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/awesome-llm-mas-rl")
 TITLE = "awesome-llm-mas-rl: new entries and releases"
 
@@ -42,9 +45,15 @@ def _item(id_: str, title: str, day: str, href: str, summary: str, category: str
     )
 
 
-def atom_feed(entries: list[dict[str, Any]], releases: list[Release]) -> bytes:
-    """The feed of ENTRIES (their `added` days) and RELEASES."""
+def atom_feed(
+    entries: list[dict[str, Any]], releases: list[Release], base: str | None = None
+) -> bytes:
+    """The feed of ENTRIES (their `added` days) and RELEASES; BASE is the site's public
+    address, ending in /, when known."""
+    home = base or ""
     items: list[tuple[str, str, str]] = []  # (day, sort key, xml)
+    days = sorted(r.date.isoformat() for r in releases)
+    since = days[-2] if len(days) >= 2 else None  # the latest release holds what came after
     for e in entries:
         if not e["added"]:
             continue
@@ -53,20 +62,21 @@ def atom_feed(entries: list[dict[str, Any]], releases: list[Release]) -> bytes:
             _urn("paper", e["key"]),
             str(e["title"]),
             e["added"],
-            f"papers/{e['key']}.html",
+            f"{home}papers/{e['key']}.html",
             summary,
             "entry",
         )
         items.append((e["added"], e["key"], xml))
     items.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    items = items[:MAX_ENTRIES]
+    recent = sum(1 for day, _, _ in items if since is not None and day > since)
+    items = items[: max(MAX_ENTRIES, recent)]
     for r in releases:
         day = r.date.isoformat()
         xml = _item(
             _urn("release", r.version),
             f"Release {r.version}: {r.title}",
             day,
-            f"changes.html#release-{r.version}",
+            f"{home}changes.html#release-{r.version}",
             r.title,
             "release",
         )
@@ -82,7 +92,7 @@ def atom_feed(entries: list[dict[str, Any]], releases: list[Release]) -> bytes:
         "systems: each entry as it is added, and each release.</subtitle>\n"
         f"<updated>{_stamp(updated)}</updated>\n"
         "<author><name>The awesome-llm-mas-rl contributors</name></author>\n"
-        '<link rel="self" type="application/atom+xml" href="feed.xml"/>\n'
-        '<link rel="alternate" type="text/html" href="index.html"/>\n'
+        f'<link rel="self" type="application/atom+xml" href={quoteattr(home + "feed.xml")}/>\n'
+        f'<link rel="alternate" type="text/html" href={quoteattr(home + "index.html")}/>\n'
     )
     return (head + "".join(xml for _, _, xml in items) + "</feed>\n").encode()

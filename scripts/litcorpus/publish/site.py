@@ -11,6 +11,7 @@ every file as bytes so the site is written at once (atomic) and byte-for-byte re
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -72,6 +73,18 @@ def _static() -> dict[str, bytes]:
 def build_site(result: Result) -> dict[str, bytes]:
     """Every file of the site as {relative path: bytes}."""
     return dict(site_files(result))
+
+
+SITE_URL = "LITCORPUS_SITE_URL"  # where the site is published, as the publishing job knows it
+
+
+def site_url(tax: Taxonomy) -> str | None:
+    """The site's public address, ending in /: the environment's SITE_URL (set where the site
+    is published), else the taxonomy's site.base_url; None when neither says."""
+    raw = os.environ.get(SITE_URL, "").strip()
+    if raw.startswith(("https://", "http://")):
+        return raw if raw.endswith("/") else raw + "/"
+    return tax.views.base_url
 
 
 def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[str, str]]:
@@ -146,7 +159,7 @@ def site_files(
         "by_key": by_key,
         "version": stats["version"],
         "corpus_hash": stats["corpus"]["hash"],
-        "citations": citations(read_cff(corpus.root), corpus.releases.items),
+        "citations": citations(read_cff(corpus.root), corpus.releases.items, site_url(tax)),
         "value_name": lambda axis, value: value_name(tax, axis, value),
         "where_text": lambda where: where_text(tax, where),
         "where_query": where_query,
@@ -213,7 +226,7 @@ def site_files(
     history = list(reversed(corpus.releases.items))
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest)
     yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
-    yield "feed.xml", atom_feed(entries, corpus.releases.items)
+    yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax))
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data
     if schema:
