@@ -593,3 +593,16 @@ def test_a_short_name_is_searched_and_shown(live_site: Path, page: Page) -> None
     assert card.text_content() == "Puppeteer"
     page.goto((live_site / "papers" / "puppeteer.html").as_uri())
     assert page.text_content("h1 .short-name") == "Puppeteer"
+
+
+def test_the_corpus_version_in_the_header_says_what_it_means(live_site: Path) -> None:
+    """ "corpus 2026.12.1+N" in every page's header links to the Changes page and says that it
+    is that release and the N records added since it."""
+    index = (live_site / "index.html").read_text(encoding="utf-8")
+    link = re.search(
+        r'<a class="version" href="changes.html" title="([^"]*)">corpus ([^<]*)</a>', index
+    )
+    assert link is not None
+    release, _, since = link.group(2).partition("+")
+    said = f"Release {release} and {since} record{'' if since == '1' else 's'} added since it"
+    assert link.group(1) == (said if since else f"Release {release}") + ": what changed"
