@@ -4,14 +4,12 @@ the main agent's steps in stage t and S_sub,i(t) those of its i-th sub-agent the
 an agent turn. The report uses it as a latency budget for the orchestrator, not as its reward.
 
 Where the report leaves room, this reading is ours (traces/METRICS.md states it too):
-- A turn is an event of type step (an imported span's own time, `attributes.own_time`, is
-  not one: it is waiting), decision, message, aggregate, stop or
-  human_intervention; an agent's turn events at one instant are one turn. A tool call and its
-  result belong to the turn that issued them, the agent's last turn before the call; a tool
-  call with no turn of its agent since the agent's last tool result, and made while no model
-  step of its agent is under way, stands for the turn that issued it (traces written by hand
-  often record only the call). Spawn, despawn and return
-  are what a turn does, not turns of their own.
+- A turn is an event of type step, decision, message, aggregate, stop or human_intervention;
+  an agent's turn events at one instant are one turn. A tool call and its result belong to the
+  turn that issued them, the agent's last turn before the call; a tool call with no turn of
+  its agent since the agent's last tool result, made while no model step of its agent is under
+  way, stands for the turn that issued it (traces written by hand often record only the call).
+  Spawn, despawn and return are what a turn does, not turns of their own.
 - Imported steps: one model call is one turn however many stretches its span was cut into
   (one `span_id`); a step marked `attributes.turn` false (a span that is not a model call: a
   chain's leaf, a retriever, a span of no convention) is none, and so is a span's own time
@@ -37,18 +35,6 @@ from .lineage import Lineage
 from .table import EventTable
 
 TURN_TYPES = ("step", "decision", "message", "aggregate", "stop", "human_intervention")
-
-
-def own_time(tb: EventTable) -> np.ndarray:
-    """Which events are steps over a span's own time (`attributes.own_time`, as import marks
-    them): an agent's time between its calls, or waiting on a tool, rather than a turn."""
-    try:
-        marks = tb.field("attributes")
-    except AttributeError:  # the artifact's events, which have no attributes of ours
-        return np.zeros(len(tb.ids), dtype=bool)
-    return np.fromiter(
-        (type(a) is dict and a.get("own_time") is True for a in marks), bool, len(marks)
-    )
 
 
 def turns(tb: EventTable) -> np.ndarray:
