@@ -606,3 +606,20 @@ def test_the_corpus_version_in_the_header_says_what_it_means(live_site: Path) ->
     release, _, since = link.group(2).partition("+")
     said = f"Release {release} and {since} record{'' if since == '1' else 's'} added since it"
     assert link.group(1) == (said if since else f"Release {release}") + ": what changed"
+
+
+def test_recently_added_sorts_by_the_day_entries_joined(live_site: Path, page: Page) -> None:
+    """Beside "Newest first" (by publication), "Recently added" lists the entries by the day
+    they joined the corpus, latest first, across the pages."""
+    papers = live_papers()
+    page.goto((live_site / "index.html").as_uri() + "?sort=added")
+    wait_for(page, "document.querySelectorAll('.entry').length > 0")
+    wait_for(page, "document.querySelector('#sort').value === 'added'")
+    shown = list(
+        page.eval_on_selector_all(".entry:not([hidden])", "els => els.map(e => e.dataset.key)")
+    )
+    days = [str(papers[k]["added"]) for k in shown]
+    assert days == sorted(days, reverse=True) and days[0] == max(
+        str(d["added"]) for d in papers.values()
+    )
+    assert days[-1] > min(str(d["added"]) for d in papers.values())  # the first page only

@@ -13,7 +13,7 @@
   // Filters and counts run over every entry, and only the current page is in the DOM.
   const KEY = 0, TITLE = 1, URL = 2, YEAR = 3, BYLINE = 4, SUMMARY = 5, LINKS = 6, VALUES = 7;
   const ADDED = 8, NEW = 9, HELD = 10, NAME = 11;
-  const SORTS = ["relevance", "year", "year-asc", "title"];
+  const SORTS = ["relevance", "year", "added", "year-asc", "title"];
   const PAGER_SPAN = 2;
   const TYPING_MS = 120;
   const LAST_LIST = "litcorpus-list";  // sessionStorage: the list view a paper page returns to
@@ -563,6 +563,9 @@
         if (name === "year-asc") {
           ids.sort((a, b) => (Number(entries[a][YEAR]) || 0) - (Number(entries[b][YEAR]) || 0) ||
             a - b);
+        } else if (name === "added") {  // the day each entry joined the corpus, latest first
+          ids.sort((a, b) => (entries[a][ADDED] < entries[b][ADDED] ? 1 : 0) -
+            (entries[a][ADDED] > entries[b][ADDED] ? 1 : 0) || a - b);
         } else if (name === "title") {
           const collator = new Intl.Collator();
           const titles = entries.map((e) => String(e[TITLE]).toLowerCase());
