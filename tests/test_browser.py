@@ -623,3 +623,23 @@ def test_recently_added_sorts_by_the_day_entries_joined(live_site: Path, page: P
         str(d["added"]) for d in papers.values()
     )
     assert days[-1] > min(str(d["added"]) for d in papers.values())  # the first page only
+
+
+def test_a_return_visit_says_how_many_entries_joined_since(live_site: Path, page: Page) -> None:
+    """The browser remembers the latest day added it has seen (localStorage, nothing sent);
+    a first visit says nothing, a later one after new entries names how many joined since."""
+    papers = live_papers()
+    index = (live_site / "index.html").as_uri()
+    page.goto(index)
+    assert page.is_hidden("#visit-note")
+    latest = max(str(d["added"]) for d in papers.values())
+    assert page.evaluate("localStorage.getItem('litcorpus-seen')") == latest
+    page.evaluate("localStorage.setItem('litcorpus-seen', '2026-12-01')")
+    page.goto(index)
+    n = sum(1 for d in papers.values() if str(d["added"]) > "2026-12-01")
+    assert page.text_content("#visit-note") == (
+        f"{n} entries added since your last visit (2026-12-01): show the most recent first."
+    )
+    assert page.get_attribute("#visit-note a", "href") == "index.html?sort=added"
+    page.goto(index)  # seen now: nothing new
+    assert page.is_hidden("#visit-note")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -181,7 +182,9 @@ def site_files(
     listing = Listing(tax, entries)
     for n, context in enumerate(listing.pages(entries), start=1):
         if n == 1:
-            yield page("index.html", "index.html.j2", facets=listing.facets(), **context)
+            days = Counter(str(e["added"]) for e in entries if e["added"])
+            yield page("index.html", "index.html.j2", facets=listing.facets(),
+                       added_days=json.dumps(dict(sorted(days.items()))), **context)  # fmt: skip
         else:
             yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
     releases = [[r.version, r.date.isoformat()] for r in corpus.releases.items]

@@ -17,6 +17,7 @@
   const PAGER_SPAN = 2;
   const TYPING_MS = 120;
   const LAST_LIST = "litcorpus-list";  // sessionStorage: the list view a paper page returns to
+  const LAST_SEEN = "litcorpus-seen";  // localStorage: the latest day added at the last visit
   // The index's fields (search.FIELDS) and their weights: the short name and title first, then
   // the first author, the other authors and the summary, then venue and year, then the
   // affiliation, then the tags (TAG_SCORE, added for every value a word matches: about what a
@@ -841,6 +842,29 @@
       hiddenNote.textContent = hidden ? plural(hidden, "filter group is", "filter groups are") +
         " hidden: no matching entry has a value there." : "";
     }
+
+    // "N new since your last visit": the page knows how many entries joined on each day; the
+    // browser remembers the latest day it has seen (nothing is sent anywhere). A first visit
+    // only remembers; a later one names what joined since, with the list that shows it first.
+    function visitNote() {
+      const note = document.getElementById("visit-note");
+      let days = {};
+      try { days = JSON.parse(note.getAttribute("data-added-days") || "{}"); } catch (e) { return; }
+      const latest = Object.keys(days).sort().pop();
+      let seen = null;
+      try {
+        seen = window.localStorage.getItem(LAST_SEEN);
+        if (latest) { window.localStorage.setItem(LAST_SEEN, latest); }
+      } catch (e) { return; }  // storage off: nothing to compare with
+      if (!seen || !latest || latest <= seen) { return; }
+      const n = Object.keys(days).filter((d) => d > seen).reduce((sum, d) => sum + days[d], 0);
+      note.textContent = plural(n, "entry", "entries") + " added since your last visit (" + seen +
+        "): ";
+      note.appendChild(el("a", { href: "index.html?sort=added" }, "show the most recent first"));
+      note.appendChild(document.createTextNode("."));
+      note.hidden = false;
+    }
+    visitNote();
 
     // The view a paper page leads back to, stored as the reader leaves the list.
     function remember() {
