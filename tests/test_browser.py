@@ -643,3 +643,25 @@ def test_a_return_visit_says_how_many_entries_joined_since(live_site: Path, page
     assert page.get_attribute("#visit-note a", "href") == "index.html?sort=added"
     page.goto(index)  # seen now: nothing new
     assert page.is_hidden("#visit-note")
+
+
+def test_one_filter_can_be_followed_as_a_feed(live_site: Path, page: Page) -> None:
+    """With one value filtered (the O5 cell's "learns when to stop"), the list offers that
+    value's Atom feed, which holds exactly the entries carrying it; with words or a second
+    value it does not."""
+    import feedparser
+
+    papers = live_papers()
+    page.goto((live_site / "index.html").as_uri() + "?orchestration_decisions=stop")
+    wait_for(page, "!document.querySelector('#follow').hidden")
+    href = page.get_attribute("#follow a", "href")
+    assert href == "feeds/orchestration_decisions/stop.xml"
+    feed = feedparser.parse((live_site / href).read_bytes())
+    assert not feed.bozo and feed.feed.title.endswith("new entries tagged Learns: O5 When to stop")
+    keys = {e.link.rsplit("/", 1)[1].removesuffix(".html") for e in feed.entries}
+    assert keys == {
+        k for k, d in papers.items() if "stop" in (d.get("orchestration_decisions") or [])
+    }
+    page.goto((live_site / "index.html").as_uri() + "?orchestration_decisions=stop&q=search")
+    wait_for(page, "/ of |matching/.test(document.querySelector('#status').textContent)", 20)
+    assert page.is_hidden("#follow")

@@ -8,7 +8,9 @@ the entry's key or the release's version: stable wherever the site is published.
 absolute under the site's public address when it is known (the taxonomy's `site.base_url`, or
 LITCORPUS_SITE_URL where the site is published), else relative to the feed, which sits at the
 site's root. The feed names every entry added since the release before the latest (so a reader
-sees all of the latest release), and at least the newest MAX_ENTRIES.
+sees all of the latest release), and at least the newest MAX_ENTRIES. Each value of each
+axis also has a feed of the entries that carry it (feeds/AXIS/VALUE.xml, releases left out),
+so a reader can follow one filter, one cell of the gap map's rows or columns.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from ..model.releases import Release
 
 MAX_ENTRIES = 50  # entries named in the feed at least, newest first
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/awesome-llm-mas-rl")
-TITLE = "awesome-llm-mas-rl: new entries and releases"
+NAME = "awesome-llm-mas-rl"
+TITLE = f"{NAME}: new entries and releases"
 
 
 def _stamp(day: str) -> str:
@@ -46,11 +49,17 @@ def _item(id_: str, title: str, day: str, href: str, summary: str, category: str
 
 
 def atom_feed(
-    entries: list[dict[str, Any]], releases: list[Release], base: str | None = None
+    entries: list[dict[str, Any]],
+    releases: list[Release],
+    base: str | None = None,
+    about: tuple[str, str] | None = None,
 ) -> bytes:
     """The feed of ENTRIES (their `added` days) and RELEASES; BASE is the site's public
-    address, ending in /, when known."""
-    home = base or ""
+    address, ending in /, when known. ABOUT, (path, what), makes it the feed of one filter,
+    at feeds/PATH under the root: its entries only, titled by WHAT."""
+    home = base or ("../../" if about else "")
+    if about:
+        releases = []
     items: list[tuple[str, str, str]] = []  # (day, sort key, xml)
     days = sorted(r.date.isoformat() for r in releases)
     since = days[-2] if len(days) >= 2 else None  # the latest release holds what came after
@@ -83,16 +92,18 @@ def atom_feed(
         items.append((day, "~" + r.version, xml))
     items.sort(key=lambda t: (t[0], t[1]), reverse=True)
     updated = items[0][0] if items else "1970-01-01"
+    path, what = about or ("", "")
     head = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom">\n'
-        f"<id>{_urn('feed', 'corpus')}</id>\n"
-        f"<title>{escape(TITLE)}</title>\n"
+        f"<id>{_urn('feed', 'corpus/' + path if path else 'corpus')}</id>\n"
+        f"<title>{escape(f'{NAME}: new entries tagged {what}' if what else TITLE)}</title>\n"
         "<subtitle>A curated corpus on reinforcement learning for LLM-based multi-agent "
         "systems: each entry as it is added, and each release.</subtitle>\n"
         f"<updated>{_stamp(updated)}</updated>\n"
         "<author><name>The awesome-llm-mas-rl contributors</name></author>\n"
-        f'<link rel="self" type="application/atom+xml" href={quoteattr(home + "feed.xml")}/>\n'
+        f'<link rel="self" type="application/atom+xml" '
+        f"href={quoteattr(home + ('feeds/' + path if path else 'feed.xml'))}/>\n"
         f'<link rel="alternate" type="text/html" href={quoteattr(home + "index.html")}/>\n'
     )
     return (head + "".join(xml for _, _, xml in items) + "</feed>\n").encode()

@@ -230,6 +230,14 @@ def site_files(
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest)
     yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
     yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax))
+    carriers: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in entries:
+        for t in e["tags"]:
+            carriers.setdefault((t.axis, t.value), []).append(e)
+    for (axis, value), carrying in sorted(carriers.items()):  # a feed to follow each filter
+        what = next(t.text for t in carrying[0]["tags"] if (t.axis, t.value) == (axis, value))
+        about = (f"{axis}/{value}.xml", what)
+        yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], site_url(tax), about)
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data
     if schema:

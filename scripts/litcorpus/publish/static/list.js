@@ -810,6 +810,7 @@
         text += " Best match first.";
       }
       status.textContent = text + pending;
+      follow(state);
       if (focusResults) {
         focusResults = false;
         results.focus({ preventScroll: true });
@@ -825,6 +826,25 @@
           } catch (e) { /* some file:// contexts refuse; the view still updates */ }
         }
       }
+    }
+
+    // One filter, one value, no words: the feed of that value (feeds/AXIS/VALUE.xml, made for
+    // every value some entry carries) lets the reader follow it.
+    function follow(state) {
+      const note = document.getElementById("follow");
+      const chosen = [];
+      data.axes.forEach((axis, a) => {
+        (state.facets[axis.id] || []).forEach((v) => { chosen.push([axis, a, v]); });
+      });
+      let href = null;
+      if (chosen.length === 1 && !state.q && !state.since && !chosen[0][0].derived) {
+        const axis = chosen[0][0], a = chosen[0][1], j = axis.valueAt[chosen[0][2]];
+        if (j !== undefined && data.entries.some((e) => e[VALUES][a].indexOf(j) >= 0)) {
+          href = "feeds/" + axis.id + "/" + axis.values[j][0] + ".xml";
+        }
+      }
+      note.hidden = !href;
+      if (href) { note.querySelector("a").setAttribute("href", href); }
     }
 
     // Filter groups that no matching entry has a value in are hidden (a benchmark's measures,
