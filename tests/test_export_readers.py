@@ -355,3 +355,27 @@ def test_ids_survive_pandas_default_reading() -> None:
                 else:
                     assert pd.isna(cell), (rid, scheme, cell)
         assert read > 300  # arXiv ids such as 2602.17100 among them
+
+
+def test_axis_values_and_codes_survive_pandas_default_reading() -> None:
+    """The CSV writes NA as "Not applicable" (pandas and R's read.csv take "NA" for a missing
+    value) and gives each axis with the survey's codes a .code column beside it: the reward's
+    R1-R8, the learned and designed sub-decisions' O1-O5, the benchmark measures' E1-E4."""
+    import pandas as pd
+
+    shipped = load_corpus(REPO)
+    frame = pd.read_csv(io.StringIO(to_csv(shipped)))
+    assert [c for c in frame.columns if c.endswith(".code")] == [
+        "reward_type.code",
+        "orchestration_decisions.code",
+        "orchestration_designed.code",
+        "benchmark_measures.code",
+        "benchmark_measures_partial.code",
+    ]
+    rows = {r["key"]: r for r in frame.to_dict("records")}
+    data = {r.stem: r.data for r in shipped.of("paper")}
+    na = [k for k, d in data.items() if d.get("reward_type") == "NA"]
+    assert na and all(rows[k]["reward_type"] == "Not applicable" for k in na)
+    assert rows["puppeteer"]["reward_type.code"] == "R7"  # reward_type orchestration
+    stop = [k for k, d in data.items() if "stop" in (d.get("orchestration_decisions") or [])]
+    assert stop and all("O5" in rows[k]["orchestration_decisions.code"].split("; ") for k in stop)

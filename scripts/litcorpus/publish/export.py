@@ -150,15 +150,33 @@ def _id_cell(scheme: str, ids: dict[str, Any]) -> str:
     return f"{scheme}:{value}" if value not in (None, "") else ""
 
 
+def _axis_cell(axis: Any, value: Any, codes: bool) -> Any:
+    """An axis's value (or list of values) as a CSV cell: its id, but "Not applicable" for NA,
+    which the default readers (pandas, R's read.csv) take for a missing value; with CODES, the
+    survey's codes instead (R1-R8, O1-O5, E1-E4)."""
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    if codes:
+        return [axis.code_of(str(v)) or "" for v in values]
+    out = [axis.by_id[str(v)].label if str(v) == "NA" and str(v) in axis.by_id else v
+           for v in values]  # fmt: skip
+    return out if isinstance(value, list) else (out[0] if out else None)
+
+
 def to_csv(corpus: Corpus) -> str:
     """One row per entry; lists joined with '; ', mappings as JSON, id schemes as ids.<scheme>
-    columns written scheme:id; cells that a spreadsheet would run as formulas are neutralised
-    (see escape)."""
+    columns written scheme:id, axis values by id (NA as "Not applicable") with a <axis>.code
+    column beside each axis whose values have the survey's codes; cells that a spreadsheet
+    would run as formulas are neutralised (see escape)."""
     rows = papers(corpus)
-    columns = corpus.taxonomy.allowed_fields("paper")
-    schemes = list(corpus.taxonomy.id_schemes)
+    tax = corpus.taxonomy
+    columns = tax.allowed_fields("paper")
+    schemes = list(tax.id_schemes)
     header = [c for c in columns if c != "ids"]
     header[header.index("url") : header.index("url")] = [f"ids.{s}" for s in schemes]
+    coded = [c for c in header if c in tax.axes and any(tax.axes[c].code_of(v.id)
+             for v in tax.axes[c].values)]  # fmt: skip
+    for c in coded:
+        header.insert(header.index(c) + 1, f"{c}.code")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -166,7 +184,14 @@ def to_csv(corpus: Corpus) -> str:
         ids = d.get("ids") or {}
         row = []
         for col in header:
-            value = _id_cell(col[4:], ids) if col.startswith("ids.") else d.get(col)
+            base = col.removesuffix(".code")
+            value: Any
+            if col.startswith("ids."):
+                value = _id_cell(col[4:], ids)
+            elif base in tax.axes:
+                value = _axis_cell(tax.axes[base], d.get(base), col != base)
+            else:
+                value = d.get(col)
             row.append(
                 csv_cell(
                     "; ".join(map(str, value))
