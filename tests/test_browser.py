@@ -4,6 +4,7 @@ data."""
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -665,3 +666,15 @@ def test_one_filter_can_be_followed_as_a_feed(live_site: Path, page: Page) -> No
     page.goto((live_site / "index.html").as_uri() + "?orchestration_decisions=stop&q=search")
     wait_for(page, "/ of |matching/.test(document.querySelector('#status').textContent)", 20)
     assert page.is_hidden("#follow")
+
+
+def test_the_changes_page_names_excluded_records_by_title(live_site: Path) -> None:
+    """A release's additions are titles, not record ids: an exclusion it added is its title,
+    linked to its row on the screening page, with its id beside it."""
+    from conftest import REPO
+
+    changes = (live_site / "changes.html").read_text(encoding="utf-8")
+    title = yaml.safe_load((REPO / "exclusions" / "E1004.yaml").read_text())["title"]
+    link = f'<a href="screening.html#E1004">{html.escape(title)}</a>'
+    assert f'{link} <span class="meta">excluded, E1004</span>' in changes
+    assert 'id="E1004"' in (live_site / "screening.html").read_text(encoding="utf-8")

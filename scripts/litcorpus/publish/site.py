@@ -227,7 +227,9 @@ def site_files(
     yield page("screening.html", "screening.html.j2", exclusions=exclusions)
     added = [e for e in entries if e["new"]]
     history = list(reversed(corpus.releases.items))
-    yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest)
+    excluded = {str(d["id"]): str(d.get("title", "")) for d in exclusions}
+    yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest,
+               excluded=excluded)  # fmt: skip
     yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
     yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax))
     carriers: dict[tuple[str, str], list[dict[str, Any]]] = {}
