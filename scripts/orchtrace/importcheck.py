@@ -24,10 +24,10 @@ from typing import Any
 
 import orjson
 
+from .beside import BELOW, BESIDE
 from .examine import examine
 from .importers import INPUT_TOKENS, OUTPUT_TOKENS, to_traces
 from .spans import ImportError_, Span, integer, json_mapping, read_spans
-from .spanshapes import BELOW, BESIDE
 from .trace import read_inputs
 
 TOKEN_KEYS = (*INPUT_TOKENS, *OUTPUT_TOKENS, "llm.token_count.total")

@@ -49,7 +49,7 @@ from .conventions import (
 )
 from .spans import ImportError_, Span
 from .spantree import carried_below, own_stretches, tree, uncovered, unwrapped
-from .steptraces import in_steps, untimed
+from .steptraces import STEPS_NOTE, in_steps, untimed
 
 __all__ = ["INPUT_TOKENS", "OUTPUT_TOKENS", "found", "to_traces"]
 
@@ -81,13 +81,10 @@ def to_traces(spans: list[Span], convention: str = "auto") -> tuple[list[dict[st
     groups: dict[str, list[Span]] = defaultdict(list)
     for s in spans:
         groups[s.trace_id].append(s)
-    traces = []
-    for trace_id, group in groups.items():
-        trace = _trace(group, allowed, trace_id)
-        traces.append(in_steps(trace) if untimed(group) else trace)
-    if any(untimed(g) for g in groups.values()):
-        steps = "the export records no times: read in steps mode (t is each event's place in order)"
-        note = f"{note}; {steps}" if note else steps
+    traces = [_trace(group, allowed, trace_id) for trace_id, group in groups.items()]
+    if untimed(spans):  # an export without times (one reader's, so all of its traces)
+        traces = [in_steps(trace) for trace in traces]
+        note = "; ".join(x for x in (note, STEPS_NOTE) if x)
     return traces, note
 
 

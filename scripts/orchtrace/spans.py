@@ -234,7 +234,8 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     )
 
 
-def _mapping(raw: Any) -> dict[str, Any]:
+def as_mapping(raw: Any) -> dict[str, Any]:
+    """RAW if it is an object, else {} (a field the export leaves out or writes oddly)."""
     return raw if isinstance(raw, dict) else {}
 
 
@@ -247,7 +248,7 @@ def json_mapping(raw: Any) -> dict[str, Any]:
             raise
         except (ValueError, UnicodeDecodeError):
             return {}
-    return _mapping(raw)
+    return as_mapping(raw)
 
 
 def _hrtime(raw: Any) -> int | None:
@@ -263,9 +264,9 @@ def _js_span(s: dict[str, Any], where: str) -> Span:
     start, end = _hrtime(s.get("startTime")), _hrtime(s.get("endTime", [0, 0]))
     if start is None or end is None:
         raise ImportError_(f"{where}: startTime and endTime must be [seconds, nanoseconds]")
-    context, status = _mapping(s.get("spanContext")), _mapping(s.get("status"))
-    parent_id = _mapping(s.get("parentSpanContext")).get("spanId") or s.get("parentSpanId")
-    service = _mapping(_mapping(s.get("resource")).get("attributes")).get("service.name")
+    context, status = as_mapping(s.get("spanContext")), as_mapping(s.get("status"))
+    parent_id = as_mapping(s.get("parentSpanContext")).get("spanId") or s.get("parentSpanId")
+    service = as_mapping(as_mapping(s.get("resource")).get("attributes")).get("service.name")
     return Span(
         str(context.get("traceId", "")),
         str(context.get("spanId", "")),
@@ -273,7 +274,7 @@ def _js_span(s: dict[str, Any], where: str) -> Span:
         str(s.get("name", "")),
         start,
         end,
-        dict(_mapping(s.get("attributes"))),
+        dict(as_mapping(s.get("attributes"))),
         str(service or ""),
         str(status.get("message") or "error") if status.get("code") == 2 else None,
         ended=end > 0,
@@ -306,22 +307,22 @@ def iso_ns(raw: Any, where: str) -> int:
 
 def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
     """The observations of a Langfuse trace, as spans (see the module docstring)."""
-    trace = _mapping(doc.get("trace")) or doc
+    trace = as_mapping(doc.get("trace")) or doc
     spans = []
     for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
         at = f"{where}observations[{i}]"
         start = iso_ns(o.get("startTime"), f"{at}.startTime")
         end = iso_ns(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
         meta = json_mapping(o.get("metadata"))
-        attrs = dict(_mapping(meta.get("attributes")))
+        attrs = dict(as_mapping(meta.get("attributes")))
         attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
         if isinstance(meta.get("langgraph_node"), str):  # the LangGraph node it runs in
             attrs.setdefault("langgraph_node", meta["langgraph_node"])
-        if usage := _mapping(o.get("usageDetails")):
+        if usage := as_mapping(o.get("usageDetails")):
             attrs.setdefault("langfuse.observation.usage_details", usage)
-        if cost := _mapping(o.get("costDetails")):
+        if cost := as_mapping(o.get("costDetails")):
             attrs.setdefault("langfuse.observation.cost_details", cost)
-        service = _mapping(meta.get("resourceAttributes")).get("service.name")
+        service = as_mapping(meta.get("resourceAttributes")).get("service.name")
         parent = o.get("parentObservationId")
         spans.append(
             Span(
@@ -403,11 +404,11 @@ def _zipkin(items: list[dict[str, Any]], where: str) -> list[Span]:
         start, duration = integer(s.get("timestamp")), integer(s.get("duration", 0))
         if start is None or duration is None:
             raise ImportError_(f"{at}: timestamp and duration must be integers (microseconds)")
-        tags: dict[str, Any] = _mapping(s.get("tags"))
+        tags: dict[str, Any] = as_mapping(s.get("tags"))
         span_id, parent = str(s["id"]), s.get("parentId")
         if s.get("kind") == "SERVER" and s.get("shared") is True and span_id in clients:
             span_id, parent = f"{span_id}.server", span_id
-        endpoint = _mapping(s.get("localEndpoint"))
+        endpoint = as_mapping(s.get("localEndpoint"))
         failed = "error" in tags
         out.append(
             Span(
@@ -574,10 +575,11 @@ def read_spans(data: bytes) -> list[Span]:
         except RecursionError as exc:
             raise ImportError_("nested too deeply to read") from exc
         spans = []
-        from . import claudecode, spanshapes
+        from . import claudecode
+        from .beside import BELOW
 
         if len(docs) > 1 and claudecode.is_transcript(docs):
-            spans = claudecode.transcript_spans(docs, "", spanshapes.BELOW.get())
+            spans = claudecode.transcript_spans(docs, "", BELOW.get())
         for n, doc in enumerate(docs if not spans else []):
             spans += _document(doc, f"{unit} {n + 1}" if len(docs) > 1 else "")
     if not spans:

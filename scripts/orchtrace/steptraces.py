@@ -19,6 +19,7 @@ from .spans import ImportError_, Span, integer
 
 UNTIMED = "orchtrace.untimed"  # the mark of a span laid out by order, its times invented
 SECOND = 1_000_000_000
+STEPS_NOTE = "the export records no times: read in steps mode (t is each event's place in order)"
 
 
 def lay_out(spans: list[Span]) -> list[Span]:
