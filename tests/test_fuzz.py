@@ -362,7 +362,8 @@ UNTIMED = [
 def test_mangled_span_exports_import_or_say_why(data: st.DataObject) -> None:
     from orchtrace.importcheck import import_traces
     from orchtrace.importers import to_traces
-    from orchtrace.spans import ImportError_, read_spans
+    from orchtrace.spanfiles import read_spans
+    from orchtrace.spans import ImportError_
 
     doc = copy.deepcopy(data.draw(st.sampled_from([OTLP, *UNTIMED])))
     for _ in range(data.draw(st.integers(1, 3))):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from orchtrace import rewards
 from orchtrace.importers import to_traces
 from orchtrace.rewards import REWARDS, RewardUnavailable
-from orchtrace.spans import read_spans
+from orchtrace.spanfiles import read_spans
 from orchtrace.trainers import compute_score, trl_reward
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"

@@ -124,7 +124,7 @@ def test_every_kind_of_input_is_a_row(mixed: Path, tmp_path: Path) -> None:
     for source, trace in ((langgraph, None), ("artifact.json", mixed / "artifact.json")):
         if trace is None:
             from orchtrace.importers import to_traces
-            from orchtrace.spans import read_spans
+            from orchtrace.spanfiles import read_spans
 
             (trace,), _ = to_traces(read_spans((mixed / "spans.pb").read_bytes()), "auto")
         expected = rewards.all_rewards(trace)

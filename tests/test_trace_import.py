@@ -20,7 +20,8 @@ import pytest
 from orchtrace.examine import examine
 from orchtrace.importcheck import import_traces
 from orchtrace.importers import to_traces
-from orchtrace.spans import ImportError_, read_spans
+from orchtrace.spanfiles import read_spans
+from orchtrace.spans import ImportError_
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
 
@@ -896,7 +897,7 @@ def test_zipkin_v2_spans_with_shared_rpc_halves() -> None:
     # a03ee8fff1dcd9b9, 13 ids: three ids are both a CLIENT span and a SERVER span marked
     # "shared" (one RPC's two halves). Each server half becomes its client's child, <id>.server.
     # The root, routing's SERVER span 2e8cfb154b59a41f, lasts 131848 us.
-    from orchtrace.spans import read_spans
+    from orchtrace.spanfiles import read_spans
 
     raw = (EXPORTS / "zipkin-yelp-location-update.json").read_bytes()
     spans = read_spans(raw)

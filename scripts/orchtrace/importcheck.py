@@ -1,8 +1,8 @@
 """What `orchtrace import` holds its input and its output to, so that it never changes a value
 without a word and never writes a trace that `orchtrace validate` rejects.
 
-Input, the spans of an export (spans.read_spans, which already refuses a key that an object or an
-attribute list repeats): within one trace, a span id listed twice for different spans (which is
+Input, the spans of an export (spanfiles.read_spans, which already refuses a key that an object or
+an attribute list repeats): within one trace, a span id listed twice for different spans (which is
 right cannot be told; copies of one span, and the start and end copies a console exporter writes,
 are read once), a span that is its own parent or whose parents loop (it would become a second root,
 or be lost), a span that ends before it starts (clock skew), a negative token count. A span with no
@@ -27,7 +27,8 @@ import orjson
 from .beside import BELOW, BESIDE
 from .examine import examine
 from .importers import INPUT_TOKENS, OUTPUT_TOKENS, to_traces
-from .spans import ImportError_, Span, integer, json_mapping, read_spans
+from .spanfiles import read_spans
+from .spans import ImportError_, Span, integer, json_mapping
 from .trace import read_inputs
 
 TOKEN_KEYS = (*INPUT_TOKENS, *OUTPUT_TOKENS, "llm.token_count.total")

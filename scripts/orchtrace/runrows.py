@@ -106,7 +106,8 @@ def _rollouts(record: Record) -> Iterator[Item]:
     elif record.spans:
         from .importcheck import beside, settle_spans
         from .importers import to_traces
-        from .spans import ImportError_, read_spans
+        from .spanfiles import read_spans
+        from .spans import ImportError_
 
         local = Path(record.label)  # its folder holds a session's sub-agents, a run's parts
         try:
