@@ -9,10 +9,7 @@ transcripts (claudecode.py), and OTLP protobuf (an ExportTraceServiceRequest, re
 opentelemetry-proto); JSON records may follow one another with only white space between, and a
 UTF-16 file with a byte order mark is read.
 
-A Langfuse observation becomes a span with the attributes its instrumentation wrote (Langfuse
-keeps them as `metadata.attributes`), its type as `langfuse.observation.type` (lower case) and
-its usage and cost as `langfuse.observation.usage_details` and
-`langfuse.observation.cost_details`: the names Langfuse's own OpenTelemetry SDK gives them.
+Langfuse traces and Zipkin v2 span lists are read in apispans.py.
 
 Ids are kept as written, hex or not; only ids in the base64 form that protobuf's JSON mapping
 gives bytes (12 characters ending in `=` for a span, 24 ending in `==` for a trace) are
@@ -98,11 +95,11 @@ def _value(v: Any) -> Any:
     if "intValue" in v:
         return integer(v["intValue"])
     if "arrayValue" in v and isinstance(v["arrayValue"], dict):
-        return [_value(x) for x in _objects(v["arrayValue"].get("values", []), "values", False)]
+        return [_value(x) for x in objects(v["arrayValue"].get("values", []), "values", False)]
     return None
 
 
-def _objects(raw: Any, where: str, strict: bool = True) -> list[Any]:
+def objects(raw: Any, where: str, strict: bool = True) -> list[Any]:
     """The objects of the list RAW; anything else is an ImportError_ (or skipped)."""
     if not isinstance(raw, list):
         if strict:
@@ -118,7 +115,7 @@ def _objects(raw: Any, where: str, strict: bool = True) -> list[Any]:
 
 def _attributes(raw: Any, where: str) -> dict[str, Any]:
     return _unique_keys(
-        [(a["key"], _value(a.get("value"))) for a in _objects(raw or [], where)
+        [(a["key"], _value(a.get("value"))) for a in objects(raw or [], where)
          if isinstance(a.get("key"), str)],
         f"{where}: attribute",
     )  # fmt: skip
@@ -168,7 +165,7 @@ def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
     failed = status.get("code") in (2, "STATUS_CODE_ERROR")
     links = [
         _id(link.get("spanId"), 8)
-        for link in _objects(s.get("links") or [], f"{where}.links", False)
+        for link in objects(s.get("links") or [], f"{where}.links", False)
         if link.get("spanId")
     ]
     return Span(
@@ -189,14 +186,14 @@ def _otlp_span(s: dict[str, Any], where: str, service: str) -> Span:
 
 def _resource_spans(batches: Any, where: str) -> list[Span]:
     spans = []
-    for i, rs in enumerate(_objects(batches, where)):
+    for i, rs in enumerate(objects(batches, where)):
         at = f"{where}[{i}]"
         resource = rs.get("resource") if isinstance(rs.get("resource"), dict) else {}
         service = _attributes(resource.get("attributes"), f"{at}.resource.attributes")
         name = str(service.get("service.name") or "")
         scopes = rs.get("scopeSpans", rs.get("instrumentationLibrarySpans", []))
-        for j, ss in enumerate(_objects(scopes, f"{at}.scopeSpans")):
-            for k, s in enumerate(_objects(ss.get("spans", []), f"{at}.scopeSpans[{j}].spans")):
+        for j, ss in enumerate(objects(scopes, f"{at}.scopeSpans")):
+            for k, s in enumerate(objects(ss.get("spans", []), f"{at}.scopeSpans[{j}].spans")):
                 spans.append(_otlp_span(s, f"{at}.scopeSpans[{j}].spans[{k}]", name))
     return spans
 
@@ -209,11 +206,11 @@ def _jaeger_span(s: dict[str, Any], where: str, processes: dict[str, Any]) -> Sp
     if start is None or duration is None:
         raise ImportError_(f"{where}: startTime and duration must be integers (microseconds)")
     tags = _unique_keys(
-        [(str(t["key"]), t.get("value")) for t in _objects(s.get("tags") or [], f"{where}.tags")
+        [(str(t["key"]), t.get("value")) for t in objects(s.get("tags") or [], f"{where}.tags")
          if "key" in t],
         f"{where}: tag",
     )  # fmt: skip
-    refs = _objects(s.get("references") or [], f"{where}.references")
+    refs = objects(s.get("references") or [], f"{where}.references")
     parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"), None)
     links = [str(r["spanID"]) for r in refs if r.get("refType") == "FOLLOWS_FROM" and
              r.get("spanID")]  # fmt: skip
@@ -305,57 +302,14 @@ def iso_ns(raw: Any, where: str) -> int:
     return seconds * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
 
 
-def _langfuse(doc: dict[str, Any], where: str) -> list[Span]:
-    """The observations of a Langfuse trace, as spans (see the module docstring)."""
-    trace = as_mapping(doc.get("trace")) or doc
-    spans = []
-    for i, o in enumerate(_objects(doc["observations"], f"{where}observations")):
-        at = f"{where}observations[{i}]"
-        start = iso_ns(o.get("startTime"), f"{at}.startTime")
-        end = iso_ns(o["endTime"], f"{at}.endTime") if o.get("endTime") else 0
-        meta = json_mapping(o.get("metadata"))
-        attrs = dict(as_mapping(meta.get("attributes")))
-        attrs.setdefault("langfuse.observation.type", str(o.get("type") or "span").lower())
-        if isinstance(meta.get("langgraph_node"), str):  # the LangGraph node it runs in
-            attrs.setdefault("langgraph_node", meta["langgraph_node"])
-        if usage := as_mapping(o.get("usageDetails")):
-            attrs.setdefault("langfuse.observation.usage_details", usage)
-        if cost := as_mapping(o.get("costDetails")):
-            attrs.setdefault("langfuse.observation.cost_details", cost)
-        service = as_mapping(meta.get("resourceAttributes")).get("service.name")
-        parent = o.get("parentObservationId")
-        spans.append(
-            Span(
-                str(o.get("traceId") or trace.get("id") or ""),
-                str(o.get("id", "")),
-                str(parent) if parent else None,
-                str(o.get("name", "")),
-                start,
-                end,
-                attrs,
-                str(service or ""),
-                str(o.get("statusMessage") or "error") if o.get("level") == "ERROR" else None,
-                ended=end > 0,
-                where=at,
-            )
-        )
-    return spans
-
-
 def _jaeger_trace(t: dict[str, Any], at: str) -> list[Span]:
     """The spans of one Jaeger trace object ({"traceID", "spans", "processes"})."""
     processes: dict[str, Any] = t["processes"] if isinstance(t.get("processes"), dict) else {}
     where = f"{at}spans"
     return [
         _jaeger_span(s, f"{where}[{k}]", processes)
-        for k, s in enumerate(_objects(t.get("spans", []), where))
+        for k, s in enumerate(objects(t.get("spans", []), where))
     ]
-
-
-def _observation(item: dict[str, Any]) -> bool:
-    """Whether ITEM is a Langfuse observation (of a bare list, or a line of JSON Lines)."""
-    observed = "type" in item or "parentObservationId" in item
-    return observed and isinstance(item.get("startTime"), str)
 
 
 def _listed(doc: list[Any], where: str) -> list[Span]:
@@ -363,6 +317,7 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
     Langfuse observations, a Datadog trace list (a list of lists), or spans of any shape
     spanshapes reads."""
     from . import spanshapes
+    from .apispans import is_observation, langfuse_spans, zipkin_spans
 
     if doc and all(isinstance(t, list) for t in doc):  # Datadog: a list of traces
         return [
@@ -371,61 +326,21 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
             for k, s in enumerate(trace)
             for sp in _listed_item(s, f"{where}[{i}][{k}]")
         ]
-    items = _objects(doc, where, strict=False)
+    items = objects(doc, where, strict=False)
     if not items and doc:
         raise ImportError_(spanshapes.refusal(doc, where))
     first = items[0] if items else {}
     if "spanContext" in first:
         return [_js_span(s, f"{where}[{i}]") for i, s in enumerate(items)]
-    if _observation(first):  # Langfuse's, with no trace
-        return _langfuse({"observations": items}, f"{where}." if where else "")
+    if is_observation(first):  # Langfuse's, with no trace
+        return langfuse_spans({"observations": items}, f"{where}." if where else "")
     if spanshapes.shape(first) is not None:
         return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
     if "spanID" in first or "operationName" in first:
         return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
     if "traceId" in first and "id" in first and ("timestamp" in first or "localEndpoint" in first):
-        return _zipkin(items, where)
+        return zipkin_spans(items, where)
     raise ImportError_(spanshapes.refusal(doc, where))
-
-
-def _zipkin(items: list[dict[str, Any]], where: str) -> list[Span]:
-    """Zipkin v2 spans (a list of {traceId, id, parentId, name, timestamp and duration in
-    microseconds, localEndpoint, kind, tags}). A server span `shared` with the client span of
-    the same id (one RPC, both halves) becomes the client span's child, under the id
-    `<id>.server`: span ids stay unique, and the server's work is within the call."""
-    clients = {str(s.get("id")) for s in items if s.get("kind") == "CLIENT"}
-    out = []
-    for i, s in enumerate(items):
-        at = f"{where}[{i}]"
-        missing = [k for k in ("traceId", "id", "timestamp") if k not in s]
-        if missing:
-            lacking = ", ".join(missing)
-            raise ImportError_(f"{at}: looks like a Zipkin span, but it lacks {lacking}")
-        start, duration = integer(s.get("timestamp")), integer(s.get("duration", 0))
-        if start is None or duration is None:
-            raise ImportError_(f"{at}: timestamp and duration must be integers (microseconds)")
-        tags: dict[str, Any] = as_mapping(s.get("tags"))
-        span_id, parent = str(s["id"]), s.get("parentId")
-        if s.get("kind") == "SERVER" and s.get("shared") is True and span_id in clients:
-            span_id, parent = f"{span_id}.server", span_id
-        endpoint = as_mapping(s.get("localEndpoint"))
-        failed = "error" in tags
-        out.append(
-            Span(
-                str(s["traceId"]),
-                span_id,
-                str(parent) if parent else None,
-                str(s.get("name", "")),
-                start * 1000,
-                (start + duration) * 1000,
-                dict(tags),
-                str(endpoint.get("serviceName", "")),
-                str(tags.get("error") or "error") if failed else None,
-                ended="duration" in s,
-                where=at,
-            )
-        )
-    return out
 
 
 def _listed_item(item: Any, where: str) -> list[Span]:
@@ -440,6 +355,7 @@ def _listed_item(item: Any, where: str) -> list[Span]:
 def document_spans(doc: Any, where: str) -> list[Span]:
     """The spans of one decoded export, in any of the shapes in the module docstring."""
     from . import spanshapes
+    from .apispans import is_observation, langfuse_spans
 
     if isinstance(doc, list):
         return _listed(doc, where)
@@ -449,9 +365,9 @@ def document_spans(doc: Any, where: str) -> list[Span]:
     if "resourceSpans" in doc:
         return _resource_spans(doc["resourceSpans"], f"{prefix}resourceSpans")
     if "observations" in doc:  # Langfuse: before Tempo, whose v2 responses hold a "trace" too
-        return _langfuse(doc, prefix)
-    if _observation(doc):  # one Langfuse observation: a line of an observations export
-        return _langfuse({"observations": [doc]}, prefix)
+        return langfuse_spans(doc, prefix)
+    if is_observation(doc):  # one Langfuse observation: a line of an observations export
+        return langfuse_spans({"observations": [doc]}, prefix)
     if isinstance(doc.get("result"), dict):  # Jaeger's API v3
         return document_spans(doc["result"], f"{prefix}result")
     if "batches" in doc:  # Tempo
@@ -468,7 +384,7 @@ def document_spans(doc: Any, where: str) -> list[Span]:
     if "data" in doc:  # Jaeger's API
         return [
             s
-            for i, t in enumerate(_objects(doc["data"], f"{prefix}data"))
+            for i, t in enumerate(objects(doc["data"], f"{prefix}data"))
             for s in _jaeger_trace(t, f"{prefix}data[{i}].")
         ]
     if "traceID" in doc and isinstance(doc.get("spans"), list):  # one Jaeger trace
