@@ -1,10 +1,10 @@
 """The list page's ranked search: each entry's words, by field, as a MiniSearch index.
 
 MiniSearch (npm, pinned in package.json; see vendor) ranks in the browser by BM25 with a
-weight per field (static/list.js: the short name and title first, then the first author, the
+weight per field (static/listsearch.js: the short name and title first, then the first author, the
 other authors and the summary, then venue and year, then the affiliation, the curator's notes
 last), with prefix and typo-tolerant matching. Identifiers are left out (each is a word of its
-own: half the index's words would be theirs), and so are the tags: static/list.js gives a
+own: half the index's words would be theirs), and so are the tags: static/listsearch.js gives a
 second, tiny MiniSearch the words of each tag value and takes the entries that carry a
 matching one from assets/entries.js, which keeps a third of the postings out of the index.
 
@@ -13,7 +13,7 @@ is built here, in the form MiniSearch's own toJSON writes and its loadJS reads (
 version 2; tests/test_search.py holds the two to each other): assets/search-index.js sets
 `window.LITCORPUS_SEARCH` to it (escape.js_data).
 
-A field's words are folded as static/list.js folds the reader's: lower case, accents dropped,
+A field's words are folded as static/listsearch.js folds the reader's: lower case, accents dropped,
 split at every character that is not a letter or a digit, and each hyphenated word also
 written whole ("Multi-Agent" gives multi, agent and multiagent, so both spellings find it).
 Folding is one pass over the text, linear in its length however long a word is.
@@ -28,7 +28,7 @@ from typing import Any
 from ..model.naming import TRUNCATED
 from .escape import js_data
 
-# What the index holds of an entry, in this order (static/list.js names the same fields).
+# What the index holds of an entry, in this order (static/listsearch.js names the same fields).
 FIELDS = ("name", "title", "first", "authors", "summary", "venue", "place", "notes")
 # A run of letters and digits, with any hyphenated parts: one match per word, no backtracking.
 WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
