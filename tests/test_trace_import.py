@@ -917,6 +917,38 @@ def test_zipkin_v2_spans_with_shared_rpc_halves() -> None:
     assert trace["costs"]["wall_clock_s"] == 0.131848
 
 
+def test_a_zipkin_api_response_from_a_second_project() -> None:
+    # eventuate-tram's Sleuth trace (see PROVENANCE): Zipkin's /api/v2/traces answer, a list
+    # of traces each a list of spans, was refused as an OTLP file lacking resourceSpans. Times
+    # from the root client's start, 1543124692914780 us: the shared server half "post
+    # /foo/{id}" 0.259015-0.533872 s; "send" 0.408903-0.436773, started by that server (its
+    # parent id is the shared one), so it splits the server's own time rather than hiding
+    # under it; "receive" 0.472357-0.536129 starts after its producer ended and takes none of
+    # the producer's time. One service, in sequence: speedup 1.
+    from orchtrace.metrics import metrics
+    from orchtrace.spanfiles import read_spans
+
+    raw = (EXPORTS / "zipkin-eventuate-tram-sleuth-trace.json").read_bytes()
+    spans = {s.span_id: s for s in read_spans(raw)}
+    assert len(spans) == 6
+    assert spans["1078d3f1bf07dd7c"].parent_id == "dee97d8238972979.server"
+    assert spans["37020204a3445bb2.server"].parent_id == "37020204a3445bb2"
+    (trace,), _ = imported(raw)
+    assert trace["trace_id"] == "dee97d8238972979" and trace["agents"] == [
+        {"id": "default", "role": "agent", "span_id": "dee97d8238972979"}]  # fmt: skip
+    steps = {(e["span_id"], e["t"], e["t_end"]) for e in trace["events"]}
+    assert {
+        ("dee97d8238972979", 0.0, 0.259015),
+        ("dee97d8238972979.server", 0.259015, 0.408903),
+        ("1078d3f1bf07dd7c", 0.408903, 0.436773),
+        ("dee97d8238972979.server", 0.436773, 0.533872),
+        ("ed4c75490dc845a8", 0.533872, 0.536129),
+    } <= steps
+    assert trace["costs"]["wall_clock_s"] == 0.536129
+    m = metrics(trace)
+    assert m["ideal_speedup"] == m["observed_speedup"] == 1.0 and m["peak_concurrency"] == 1
+
+
 def test_zipkin_v2_spans_out_of_step_are_refused_with_their_reason() -> None:
     # openzipkin's Kafka trace: three spans start before their parents (by up to 21 us, two
     # services' clocks out of step); the trace it would make does not validate, and says so

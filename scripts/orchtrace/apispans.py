@@ -58,8 +58,12 @@ def zipkin_spans(items: list[dict[str, Any]], where: str) -> list[Span]:
     """Zipkin v2 spans (a list of {traceId, id, parentId, name, timestamp and duration in
     microseconds, localEndpoint, kind, tags}). A server span `shared` with the client span of
     the same id (one RPC, both halves) becomes the client span's child, under the id
-    `<id>.server`: span ids stay unique, and the server's work is within the call."""
+    `<id>.server`: span ids stay unique, and the server's work is within the call. A span whose
+    parent is such a shared id was started by the server (the client half waits on the call),
+    so it goes under the server half."""
     clients = {str(s.get("id")) for s in items if s.get("kind") == "CLIENT"}
+    shared = {str(s.get("id")) for s in items
+              if s.get("kind") == "SERVER" and s.get("shared") is True} & clients  # fmt: skip
     out = []
     for i, s in enumerate(items):
         at = f"{where}[{i}]"
@@ -74,6 +78,8 @@ def zipkin_spans(items: list[dict[str, Any]], where: str) -> list[Span]:
         span_id, parent = str(s["id"]), s.get("parentId")
         if s.get("kind") == "SERVER" and s.get("shared") is True and span_id in clients:
             span_id, parent = f"{span_id}.server", span_id
+        elif parent is not None and str(parent) in shared:
+            parent = f"{parent}.server"
         endpoint = as_mapping(s.get("localEndpoint"))
         failed = "error" in tags
         out.append(

@@ -319,8 +319,12 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
     from . import spanshapes
     from .apispans import is_observation, langfuse_spans, zipkin_spans
 
-    if doc and all(isinstance(t, list) for t in doc):  # Datadog: a list of traces
-        return [
+    if doc and all(isinstance(t, list) for t in doc):
+        if all(t and _zipkin(t[0]) for t in doc):  # Zipkin's /api/v2/traces: one list a trace
+            at = [f"{where}[{i}]" for i in range(len(doc))]
+            return [sp for t, w in zip(doc, at, strict=True)
+                    for sp in zipkin_spans(objects(t, w), w)]  # fmt: skip
+        return [  # Datadog: a list of traces
             sp
             for i, trace in enumerate(doc)
             for k, s in enumerate(trace)
@@ -338,9 +342,15 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
         return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
     if "spanID" in first or "operationName" in first:
         return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
-    if "traceId" in first and "id" in first and ("timestamp" in first or "localEndpoint" in first):
+    if _zipkin(first):
         return zipkin_spans(items, where)
     raise ImportError_(spanshapes.refusal(doc, where))
+
+
+def _zipkin(item: Any) -> bool:
+    """Whether ITEM looks like a Zipkin v2 span."""
+    return isinstance(item, dict) and "traceId" in item and "id" in item and (
+        "timestamp" in item or "localEndpoint" in item)  # fmt: skip
 
 
 def _listed_item(item: Any, where: str) -> list[Span]:

@@ -72,8 +72,10 @@ def carried_below(roots: list[Span]) -> dict[str, set[int]]:
 
 def own_stretches(span: Span) -> list[tuple[int, int]]:
     """The stretches of SPAN's time that no child covers (one empty stretch at its end when
-    its children cover it all)."""
-    cover = sorted((max(c.start, span.start), min(c.end, span.end)) for c in span.children)
+    its children cover it all). A child that starts after SPAN ends (a message's consumer,
+    which Zipkin and OpenTelemetry put under its producer) covers none of it."""
+    clipped = ((max(c.start, span.start), min(c.end, span.end)) for c in span.children)
+    cover = sorted((start, end) for start, end in clipped if start <= end)
     gaps, at = [], span.start
     for start, end in cover:
         if start > at:
