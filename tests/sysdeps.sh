@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The system programs the test suite runs: Debian's chromium (browser tests), biber, pandoc and
-# bibutils' ris2xml (they read the BibTeX, CSL-JSON and RIS exports back), node and npm (the
-# site's search library and the README lint). Missing ones are installed with apt-get when we
+# The system programs the test suite runs: Debian's chromium (browser tests), biber, pandoc,
+# bibutils' ris2xml, R's Rscript and LibreOffice's soffice (they read the BibTeX, CSL-JSON, RIS
+# and CSV exports back), node and npm (the site's search library and the README lint). Missing ones are installed with apt-get when we
 # run as root; otherwise all of them are named in one line and make stops before any test runs.
 set -euo pipefail
 declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [ris2xml]=bibutils
-                [node]=nodejs [npm]=npm)
+                [Rscript]=r-base-core [soffice]=libreoffice-calc-nogui [node]=nodejs [npm]=npm)
 # Arguments name the programs to look for (`make` needs only node and npm); default: all.
 wanted=("$@")
-[ ${#wanted[@]} -gt 0 ] || wanted=(chromium biber pandoc ris2xml node npm)
+[ ${#wanted[@]} -gt 0 ] || wanted=(chromium biber pandoc ris2xml Rscript soffice node npm)
 missing=()
 for cmd in "${wanted[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg[$cmd]}")
@@ -20,7 +20,9 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   # The browser and node with what Debian recommends (fonts among them); the readers without.
   browser=() readers=()
   for p in "${missing[@]}"; do
-    case "$p" in biber|pandoc|bibutils) readers+=("$p") ;; *) browser+=("$p") ;; esac
+    case "$p" in biber|pandoc|bibutils|r-base-core|libreoffice-calc-nogui) readers+=("$p") ;;
+      *) browser+=("$p") ;;
+    esac
   done
   export DEBIAN_FRONTEND=noninteractive
   [ ${#browser[@]} -eq 0 ] || apt-get install -y -qq "${browser[@]}" >/dev/null

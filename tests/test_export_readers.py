@@ -379,3 +379,73 @@ def test_axis_values_and_codes_survive_pandas_default_reading() -> None:
     assert rows["puppeteer"]["reward_type.code"] == "R7"  # reward_type orchestration
     stop = [k for k, d in data.items() if "stop" in (d.get("orchestration_decisions") or [])]
     assert stop and all("O5" in rows[k]["orchestration_decisions.code"].split("; ") for k in stop)
+
+
+def _read_back(tmp_path: Path, texts: dict[str, str]) -> dict[str, dict[str, list[list[str]]]]:
+    """Each CSV text as R's read.csv and LibreOffice Calc (headless, its CSV filter's default
+    settings) read it, then wrote it back: {reader: {name: rows}}, every cell as text."""
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    names = list(texts)
+    # R: read.csv with no options, every cell printed as R holds it ("<NA>" for a missing one)
+    script = (
+        "for (f in commandArgs(TRUE)) { x <- read.csv(f); "
+        "y <- as.data.frame(lapply(x, function(v) ifelse(is.na(v), '<NA>', as.character(v)))); "
+        "names(y) <- names(x); "
+        "write.csv(y, paste0(f, '.R.csv'), row.names = FALSE, fileEncoding = 'UTF-8') }"
+    )
+    subprocess.run(["Rscript", "-e", script, *names], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=120)  # fmt: skip
+    out = tmp_path / "lo"
+    subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'profile').as_uri()}", "--headless",
+         "--convert-to", "csv", "--outdir", str(out), *names],
+        cwd=tmp_path, check=True, capture_output=True, timeout=180,
+    )  # fmt: skip
+
+    def rows(path: Path) -> list[list[str]]:
+        return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+    return {
+        "R": {n: rows(tmp_path / f"{n}.R.csv") for n in names},
+        "LibreOffice": {n: rows(out / n) for n in names},
+    }
+
+
+def test_ids_and_values_survive_r_and_libreoffice_default_reading(tmp_path: Path) -> None:
+    """The corpus CSV, a filtered download of it (the list's O5 view, joined as the page
+    joins it) and the screening decisions, read by R's read.csv and by LibreOffice Calc with
+    their defaults: every identifier comes back as written, "Not applicable" stays a value and
+    each code column keeps its codes. A bare arXiv id, the control, comes back a number."""
+    from litcorpus.publish.export import decisions_csv
+    from litcorpus.publish.viewexports import joined, view_exports
+
+    shipped = load_corpus(REPO)
+    papers = {r.stem: r.data for r in shipped.of("paper")}
+    stop = sorted(k for k, d in papers.items()
+                  if "stop" in (d.get("orchestration_decisions") or []))  # fmt: skip
+    texts = {
+        "corpus.csv": to_csv(shipped),
+        "view.csv": joined(view_exports(shipped), "csv", stop),
+        "decisions.csv": decisions_csv(shipped),
+        "control.csv": "key,arxiv\nx,2602.17100\n",
+    }
+    for reader, tables in _read_back(tmp_path, texts).items():
+        assert tables["control.csv"][1][1] in ("2602.171", "2602.1710"), reader  # typed, so cut
+        for name, text in texts.items():
+            if name == "control.csv":
+                continue
+            written = list(csv.reader(io.StringIO(text)))
+            back = tables[name]
+            assert back[0] == written[0] and len(back) == len(written), (reader, name)
+            header = written[0]
+            keep = [i for i, c in enumerate(header) if c.startswith("ids.")
+                    or c.endswith(".code") or c in ("key", "id", "reward_type")]  # fmt: skip
+            for w, b in zip(written[1:], back[1:], strict=True):
+                for i in keep:
+                    assert b[i] == w[i] or (w[i] == "" and b[i] in ("", "<NA>")), (
+                        reader, name, w[0], header[i], w[i], b[i])  # fmt: skip
+        view = tables["view.csv"]
+        assert sorted(r[0] for r in view[1:]) == stop
+        na = view[0].index("reward_type")
+        assert "Not applicable" in {r[na] for r in tables["corpus.csv"][1:]}, reader

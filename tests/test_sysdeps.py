@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).parent / "sysdeps.sh"
-PACKAGES = ["chromium", "biber", "pandoc", "bibutils", "nodejs", "npm"]
+PACKAGES = [
+    "chromium",
+    "biber",
+    "pandoc",
+    "bibutils",
+    "r-base-core",
+    "libreoffice-calc-nogui",
+    "nodejs",
+    "npm",
+]
 
 
 def bare_path(tmp_path: Path, *extra: str) -> Path:
@@ -62,7 +71,10 @@ def test_root_installs_the_missing_programs_with_apt_get(tmp_path: Path) -> None
     assert calls[0] == "update -qq"
     # The browser and node with Debian's recommends (fonts), the export readers without.
     assert calls[1] == "install -y -qq chromium nodejs npm"
-    assert calls[2] == "install -y -qq --no-install-recommends biber pandoc bibutils"
+    assert calls[2] == (
+        "install -y -qq --no-install-recommends biber pandoc bibutils r-base-core "
+        "libreoffice-calc-nogui"
+    )
 
 
 def test_make_asks_only_for_node_and_npm() -> None:
