@@ -678,3 +678,127 @@ def test_the_changes_page_names_excluded_records_by_title(live_site: Path) -> No
     link = f'<a href="screening.html#E1004">{html.escape(title)}</a>'
     assert f'{link} <span class="meta">excluded, E1004</span>' in changes
     assert 'id="E1004"' in (live_site / "screening.html").read_text(encoding="utf-8")
+
+
+def _download(page: Page, selector: str) -> str:
+    with page.expect_download() as caught:
+        page.click(selector)
+    path = caught.value.path()
+    return Path(str(path)).read_text(encoding="utf-8")
+
+
+def test_the_view_downloads_in_four_formats_as_the_exports_write_them(
+    live_site: Path, page: Page
+) -> None:
+    """With no filter, each download is the site's own export file byte for byte; filtered to
+    the O5 cell ("learns when to stop"), each format read by its own reader (bibtexparser,
+    rispy, pandas, json) holds exactly the entries the view matches, on every page of it."""
+    import io
+    import json
+
+    import bibtexparser
+    import pandas as pd
+    import rispy
+
+    page.goto((live_site / "index.html").as_uri())
+    n = len(live_papers())
+    assert page.text_content("#take-away-what") == f"Download all {n} entries as"
+    exports = live_site / "stats" / "exports"
+    for fmt, name in (("bibtex", "papers.bib"), ("csv", "corpus.csv"),
+                      ("csl-json", "corpus.csl.json")):  # fmt: skip
+        assert _download(page, f'#take-away button[data-format="{fmt}"]') == (
+            exports / name
+        ).read_text(encoding="utf-8"), fmt
+    stop = {k for k, d in live_papers().items()
+            if "stop" in (d.get("orchestration_decisions") or [])}  # fmt: skip
+    page.goto((live_site / "index.html").as_uri() + "?orchestration_decisions=stop")
+    wait_for(page, "/these/.test(document.querySelector('#take-away-what').textContent)")
+    assert page.text_content("#take-away-what") == f"Download these {len(stop)} as"
+    bib = bibtexparser.parse_string(_download(page, '#take-away button[data-format="bibtex"]'))
+    assert not bib.failed_blocks and {e.key for e in bib.entries} == stop
+    ris = rispy.loads(_download(page, '#take-away button[data-format="ris"]'))
+    assert {r["id"] for r in ris} == stop
+    table = pd.read_csv(io.StringIO(_download(page, '#take-away button[data-format="csv"]')))
+    assert set(table["key"]) == stop and len(table) == len(stop)
+    csl = json.loads(_download(page, '#take-away button[data-format="csl-json"]'))
+    assert {item["id"] for item in csl} == stop
+    assert page.text_content("#take-away-note") == (
+        f"{len(stop)} entries downloaded as CSL-JSON (corpus.csl.json)."
+    )
+
+
+def test_a_card_copies_its_bibtex_and_the_view_its_link(live_site: Path, browser: Browser) -> None:
+    """Over http (where the clipboard is granted), a card's BibTeX button puts that entry's
+    BibTeX on the clipboard, the one its page shows; "Copy link to this view" the address with
+    its filters. From disk, where the browser may refuse the clipboard, the text is shown
+    selected instead."""
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, directory=str(live_site), **kw)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        origin = f"http://127.0.0.1:{server.server_address[1]}"
+        context = browser.new_context()
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        pg = context.new_page()
+        pg.goto(origin + "/index.html?scenario=coding")
+        wait_for(pg, "/these/.test(document.querySelector('#take-away-what').textContent)")
+        card = pg.locator("li.entry").first
+        key = card.get_attribute("data-key")
+        card.locator("button.copy-bib").click()
+        wait_for(pg, f"document.querySelector('li.entry[data-key=\"{key}\"] button.copy-bib')"
+                     ".textContent === 'BibTeX copied'")  # fmt: skip
+        copied = pg.evaluate("navigator.clipboard.readText()")
+        shown = html.unescape(
+            re.search(r'<pre class="bibtex"[^>]*><code>(.*?)</code></pre>',
+                      (live_site / "papers" / f"{key}.html").read_text(encoding="utf-8"),
+                      re.S).group(1)  # type: ignore[union-attr]
+        )  # fmt: skip
+        assert copied == shown and copied.startswith("@") and key in copied.split("\n")[0]
+        pg.click("#copy-link")
+        wait_for(pg, "/copied/.test(document.querySelector('#take-away-note').textContent)")
+        link = pg.evaluate("navigator.clipboard.readText()")
+        assert link == origin + "/index.html?scenario=coding"
+        context.close()
+    finally:
+        server.shutdown()
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.goto((live_site / "index.html").as_uri())
+    pg.locator("li.entry button.copy-bib").first.click()
+    wait_for(pg, "/copied|Selected/.test(document.querySelector('li.entry button.copy-bib')"
+                 ".textContent)")  # fmt: skip
+    label = pg.text_content("li.entry button.copy-bib")
+    if label.startswith("Selected"):
+        assert pg.evaluate("String(window.getSelection())").startswith("@")
+    context.close()
+
+
+def test_the_claims_page_names_entries_and_says_each_verdict_once(live_site: Path) -> None:
+    """A claim whose verdict changed says what was found at its release and on the live
+    corpus in one line, with the entries named (short name or title, linked), never as corpus
+    keys, and no second line repeats it."""
+    from lxml import html as lhtml
+
+    doc = lhtml.fromstring((live_site / "claims.html").read_bytes())
+    keys = {k for k in live_papers() if re.search(r"[\d-]", k)}  # keys no title could be
+    claims = doc.xpath('//li[contains(@class, "claim")]')
+    assert claims
+    for claim in claims:
+        lines = [" ".join(p.text_content().split()) for p in claim.xpath("./p")]
+        said = " ".join(ln for ln in lines if not ln.startswith("Boundary"))  # curators' prose
+        assert not keys & set(re.findall(r"[A-Za-z0-9][\w-]*", said)), claim.get("id")
+        assert len(lines) == len(set(lines)), claim.get("id")
+        if "differs" in claim.get("class", ""):
+            assert not [ln for ln in lines if ln.startswith("Expected")], claim.get("id")
+    listed = doc.xpath('//li[@id="claim-message-credit-sparse"]/p[@class="verdicts"]')[0]
+    assert [a.get("href") for a in listed.xpath("./a")][:2] == [
+        "papers/c3.html", "papers/debate-as-reward.html"]  # fmt: skip

@@ -455,11 +455,16 @@ def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) 
     page = html.unescape(pages_of(mini_root)["claims.html"].decode())
     claim = page.split('id="claim-one-spawner"')[1].split("</li>")[0]
     assert "Held at release 2026.05" in claim and "No longer holds on the live corpus" in claim
-    assert (
-        "At release 2026.05: alpha-rl, expected exactly these. On the live corpus: "
-        "alpha-rl, delta-late." in claim
+    verdict = re.sub(r"<[^>]+>", "", claim.split('<p class="verdicts">')[1].split("</p>")[0])
+    alpha, delta = (
+        f"{x}: {y} Sub-Agents with Reinforcement Learning"
+        for x, y in (("Alpha", "Learning to Spawn"), ("Delta", "Spawning Later"))
     )
-    assert 'Expected exactly: <a href="papers/alpha-rl.html">Alpha: Learning' in claim
+    assert verdict == (
+        f"At release 2026.05: {alpha}, as expected. On the live corpus: {alpha}, {delta}."
+    )
+    assert 'href="papers/delta-late.html"' in claim and "delta-late," not in claim
+    assert "Expected exactly" not in claim  # the verdict line says it; no second line repeats
     assert "Counts Orchestration sub-decisions learned only; see " in claim
     assert '<a href="#claim-no-stop">\u201cNo RL-trained entry learns to stop\u201d</a>' in claim
     text = re.sub(r"<[^>]+>", " ", page.split("<main")[1].split("</main>")[0])
@@ -495,9 +500,10 @@ def test_every_gap_cell_colour_is_in_the_legend(mini_root: Path) -> None:
     gaps = build_site(analyse(load_corpus(mini_root)))["gaps.html"].decode()
     legend = re.search(r'<p class="legend">(.*?)</p>', gaps, re.S)
     assert legend is not None
-    explained = set(re.findall(r'class="swatch (state-[a-z_]+)"', legend.group(1)))
-    drawn = set(re.findall(r'class="cell (state-[a-z_]+)', gaps))
+    explained = set(re.findall(r'class="swatch (state-[a-z_]+(?: shade-\d)?)"', legend.group(1)))
+    drawn = set(re.findall(r'class="cell (state-[a-z_]+(?: shade-\d)?)', gaps))
     assert "state-unexpected" in drawn and drawn <= explained, drawn - explained
+    assert {"state-filled shade-1", "state-filled shade-4"} <= explained
 
 
 def test_the_feed_holds_the_latest_release_and_absolute_links_when_the_address_is_known() -> None:

@@ -519,6 +519,38 @@ def test_gap_cells_read_well_and_filled_ones_stand_out(
         filled = page.locator(".cell.state-filled").first.evaluate(style)
         assert empty[1] == "rgba(0, 0, 0, 0)"  # an empty cell has no fill; a filled one has
         assert contrast(filled[0], filled[1]) >= 4.5 and filled[1] != empty[1]
+        # more entries, more ink: each shade stands further from the page than the one before,
+        # sparse least of all, in the light scheme and the dark one alike
+        page_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        steps = [page.locator(f".legend .swatch.{c}").first.evaluate(style)
+                 for c in ("state-sparse", *(f"shade-{k}" for k in range(1, 5)))]  # fmt: skip
+        apart = [contrast(bg, page_bg) for _, bg in steps]
+        assert apart == sorted(apart) and len(set(apart)) == 5, apart
+        assert all(contrast(fg, bg) >= 4.5 for fg, bg in steps), steps
+
+
+def test_the_gap_table_corner_stays_over_scrolled_headings(
+    shipped: tuple[Path, Any], browser: Browser
+) -> None:
+    """On a phone a wide gap table scrolls sideways inside its frame: the row labels and the
+    corner above them stay put, and the column headings pass under them, not over them."""
+    for page in open_page(browser, "phone"):
+        go(page, shipped[0], "gaps.html")
+        wide = page.eval_on_selector_all(
+            ".gap .scroll", "fs => fs.findIndex(f => f.scrollWidth > f.clientWidth + 100)"
+        )
+        assert wide >= 0  # some table is wider than a phone
+        frame = page.locator(".gap .scroll").nth(wide)
+        frame.scroll_into_view_if_needed()
+        frame.evaluate("f => { f.scrollLeft = 120; }")
+        on_top = frame.evaluate(
+            """f => { const probe = (el) => { const r = el.getBoundingClientRect();
+                 const hit = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+                 return hit === el || el.contains(hit); };
+               return [probe(f.querySelector('thead td')),
+                       probe(f.querySelector('tbody th[scope=row]'))]; }"""
+        )
+        assert on_top == [True, True]
 
 
 def test_trace_field_names_never_break_inside_a_word(

@@ -35,9 +35,10 @@ class ClaimView:
     keys: list[str]  # the entries it found
     now: dict[str, Any] | None  # the live corpus's outcome, for a release's claim
     # held only as published: corrections of its release's records since change the verdict,
-    # each said "entry field was to now (day)"
-    revised: list[str] = field(default_factory=list)
+    # each {entry, field, was, now, date}
+    revised: list[dict[str, str]] = field(default_factory=list)
     corrected: str = ""  # the verdict at its release on the corrected records
+    corrected_keys: list[str] = field(default_factory=list)  # the entries that verdict found
     since: str = ""  # the first day after its release an entry breaking it appeared
     later: list[list[str]] = field(default_factory=list)  # [key, day] published after it
     missed: list[list[str]] = field(default_factory=list)  # [key, day] its search missed
@@ -108,6 +109,11 @@ def _asserts_none(expect: dict[str, Any]) -> bool:
     )
 
 
+def _correction(x: Any) -> dict[str, str]:
+    return {"entry": x.entry, "field": x.field, "was": str(x.was), "now": str(x.now),
+            "date": x.date}  # fmt: skip
+
+
 def claim_views(
     results: list[ClaimResult], tax: Taxonomy, gaps: list[dict[str, Any]]
 ) -> list[ClaimView]:
@@ -132,10 +138,9 @@ def claim_views(
             sorted(named),
             r.published.keys if r.revised and r.published else r.at.keys,
             r.now.to_dict() if r.now else None,
-            [f"{x.entry} {x.field} {x.was} to {x.now} ({x.date})" for x in c.corrections]
-            if r.revised
-            else [],
+            [_correction(x) for x in c.corrections] if r.revised else [],
             r.at.actual if r.revised else "",
+            r.at.keys if r.revised else [],
             r.since,
             [list(x) for x in r.later],
             [list(x) for x in r.missed],

@@ -114,29 +114,30 @@ def _csl_name(name: str) -> dict[str, str]:
     return {"literal": name}
 
 
+def csl_item(d: dict[str, Any]) -> dict[str, Any]:
+    kind, _ = entry_type(d)
+    ids = d.get("ids") or {}
+    item: dict[str, Any] = {
+        "id": d["key"],
+        "type": {"article": "article-journal", "inproceedings": "paper-conference"}.get(
+            kind, "report" if "Report" in str(d.get("venue")) else "webpage"
+        ),
+        "title": d["title"],
+        "author": [_csl_name(a) for a in d.get("authors", [])],
+        "issued": {"date-parts": [[d["year"]]]},
+        "container-title": d.get("venue"),
+        "URL": d["url"],
+    }
+    if "arXiv" in str(d.get("venue")) and ids.get("arxiv"):
+        item["type"] = "article"
+        item["number"] = f"arXiv:{ids['arxiv']}"
+    if ids.get("doi"):
+        item["DOI"] = ids["doi"]
+    return item
+
+
 def to_csl_json(corpus: Corpus) -> str:
-    items = []
-    for d in papers(corpus):
-        kind, _ = entry_type(d)
-        ids = d.get("ids") or {}
-        item: dict[str, Any] = {
-            "id": d["key"],
-            "type": {"article": "article-journal", "inproceedings": "paper-conference"}.get(
-                kind, "report" if "Report" in str(d.get("venue")) else "webpage"
-            ),
-            "title": d["title"],
-            "author": [_csl_name(a) for a in d.get("authors", [])],
-            "issued": {"date-parts": [[d["year"]]]},
-            "container-title": d.get("venue"),
-            "URL": d["url"],
-        }
-        if "arXiv" in str(d.get("venue")) and ids.get("arxiv"):
-            item["type"] = "article"
-            item["number"] = f"arXiv:{ids['arxiv']}"
-        if ids.get("doi"):
-            item["DOI"] = ids["doi"]
-        items.append(item)
-    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps([csl_item(d) for d in papers(corpus)], indent=2, ensure_ascii=False) + "\n"
 
 
 def to_json(corpus: Corpus) -> str:
@@ -162,49 +163,61 @@ def _axis_cell(axis: Any, value: Any, codes: bool) -> Any:
     return out if isinstance(value, list) else (out[0] if out else None)
 
 
+def csv_header(corpus: Corpus) -> list[str]:
+    """The CSV's columns (see to_csv)."""
+    tax = corpus.taxonomy
+    columns = tax.allowed_fields("paper")
+    header = [c for c in columns if c != "ids"]
+    header[header.index("url") : header.index("url")] = [f"ids.{s}" for s in tax.id_schemes]
+    coded = [c for c in header if c in tax.axes and any(tax.axes[c].code_of(v.id)
+             for v in tax.axes[c].values)]  # fmt: skip
+    for c in coded:
+        header.insert(header.index(c) + 1, f"{c}.code")
+    return header
+
+
+def csv_line(row: list[Any]) -> str:
+    """One CSV line, quoted as the csv module quotes, with its line end."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(row)
+    return buf.getvalue()
+
+
+def csv_row(d: dict[str, Any], header: list[str], corpus: Corpus) -> str:
+    """One entry's CSV line under HEADER."""
+    tax = corpus.taxonomy
+    ids = d.get("ids") or {}
+    row = []
+    for col in header:
+        base = col.removesuffix(".code")
+        value: Any
+        if col.startswith("ids."):
+            value = _id_cell(col[4:], ids)
+        elif base in tax.axes:
+            value = _axis_cell(tax.axes[base], d.get(base), col != base)
+        else:
+            value = d.get(col)
+        row.append(
+            csv_cell(
+                "; ".join(map(str, value))
+                if isinstance(value, list)
+                else json.dumps(value, ensure_ascii=False)
+                if isinstance(value, dict)
+                else ""
+                if value is None
+                else value
+            )
+        )
+    return csv_line(row)
+
+
 def to_csv(corpus: Corpus) -> str:
     """One row per entry; lists joined with '; ', mappings as JSON, id schemes as ids.<scheme>
     columns written scheme:id, axis values by id (NA as "Not applicable") with a <axis>.code
     column beside each axis whose values have the survey's codes; cells that a spreadsheet
     would run as formulas are neutralised (see escape)."""
-    rows = papers(corpus)
-    tax = corpus.taxonomy
-    columns = tax.allowed_fields("paper")
-    schemes = list(tax.id_schemes)
-    header = [c for c in columns if c != "ids"]
-    header[header.index("url") : header.index("url")] = [f"ids.{s}" for s in schemes]
-    coded = [c for c in header if c in tax.axes and any(tax.axes[c].code_of(v.id)
-             for v in tax.axes[c].values)]  # fmt: skip
-    for c in coded:
-        header.insert(header.index(c) + 1, f"{c}.code")
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for d in rows:
-        ids = d.get("ids") or {}
-        row = []
-        for col in header:
-            base = col.removesuffix(".code")
-            value: Any
-            if col.startswith("ids."):
-                value = _id_cell(col[4:], ids)
-            elif base in tax.axes:
-                value = _axis_cell(tax.axes[base], d.get(base), col != base)
-            else:
-                value = d.get(col)
-            row.append(
-                csv_cell(
-                    "; ".join(map(str, value))
-                    if isinstance(value, list)
-                    else json.dumps(value, ensure_ascii=False)
-                    if isinstance(value, dict)
-                    else ""
-                    if value is None
-                    else value
-                )
-            )
-        writer.writerow(row)
-    return buf.getvalue()
+    header = csv_header(corpus)
+    return csv_line(header) + "".join(csv_row(d, header, corpus) for d in papers(corpus))
 
 
 def _one_line(value: Any) -> str:
@@ -237,29 +250,35 @@ def ris_text(entries: list[dict[str, Any]]) -> str:
     return str(rispy.dumps(entries, implementation=Writer))
 
 
+def ris_entry(d: dict[str, Any], axes: list[str]) -> dict[str, Any]:
+    """An entry as a rispy record: its key as ID, the tags on AXES as keywords."""
+    ids = d.get("ids") or {}
+    entry: dict[str, Any] = {
+        "type_of_reference": _ris_type(d),
+        "id": d["key"],
+        "title": d["title"],
+        "authors": [a for a in d.get("authors", []) if a != "others"],
+        "year": str(d["year"]),
+        "journal_name": d.get("venue", ""),
+        "urls": [d["url"]],
+    }
+    if ids.get("doi"):
+        entry["doi"] = ids["doi"]
+    if ids.get("arxiv"):
+        entry["notes"] = [f"arXiv:{ids['arxiv']}"]
+    tags = [f"{a}: {v}" for a in axes for v in _values(d.get(a))]
+    if tags:
+        entry["keywords"] = tags
+    return entry
+
+
+def ris_axes(corpus: Corpus) -> list[str]:
+    return [a.id for a in corpus.taxonomy.axes_for("paper")]
+
+
 def to_ris(corpus: Corpus) -> str:
-    axes = [a.id for a in corpus.taxonomy.axes_for("paper")]
-    entries = []
-    for d in papers(corpus):
-        ids = d.get("ids") or {}
-        entry: dict[str, Any] = {
-            "type_of_reference": _ris_type(d),
-            "id": d["key"],
-            "title": d["title"],
-            "authors": [a for a in d.get("authors", []) if a != "others"],
-            "year": str(d["year"]),
-            "journal_name": d.get("venue", ""),
-            "urls": [d["url"]],
-        }
-        if ids.get("doi"):
-            entry["doi"] = ids["doi"]
-        if ids.get("arxiv"):
-            entry["notes"] = [f"arXiv:{ids['arxiv']}"]
-        tags = [f"{a}: {v}" for a in axes for v in _values(d.get(a))]
-        if tags:
-            entry["keywords"] = tags
-        entries.append(entry)
-    return ris_text(entries)
+    axes = ris_axes(corpus)
+    return ris_text([ris_entry(d, axes) for d in papers(corpus)])
 
 
 def _values(value: Any) -> list[str]:

@@ -25,7 +25,7 @@ from ..analysis.result import Result
 from ..model.corpus import Record
 from ..model.taxonomy import Taxonomy
 from ..progress import Progress
-from . import statsdir
+from . import statsdir, viewexports
 from .citation import citations, read_cff
 from .claimview import claim_views, claims_by_cell
 from .export import entry_bibtex
@@ -59,6 +59,7 @@ PAGES = [  # the main menu, for readers
 CURATOR_PAGES = [("screening.html", "Screening"), ("traces.html", "Trace schema")]
 SCHEMA = "traces/trace.schema.json"
 MAX_RELATED = 12  # entries named per shared gap cell on a paper page
+SHADES = (5, 10, 20)  # a filled gap cell's shade steps up at these counts
 MAX_LISTED = 100  # entries named per value on the taxonomy page and per gap-map cell
 
 
@@ -184,12 +185,15 @@ def site_files(
         if n == 1:
             days = Counter(str(e["added"]) for e in entries if e["added"])
             yield page("index.html", "index.html.j2", facets=listing.facets(),
-                       added_days=json.dumps(dict(sorted(days.items()))), **context)  # fmt: skip
+                       added_days=json.dumps(dict(sorted(days.items()))),
+                       export_formats=[(f[0], f[1]) for f in viewexports.FORMATS],
+                       **context)  # fmt: skip
         else:
             yield page(f"list/{n}.html", "list.html.j2", "index.html", **context)
     releases = [[r.version, r.date.isoformat()] for r in corpus.releases.items]
     held = [first_release(corpus.releases.items, e) for e in entries]
     yield "assets/entries.js", listing.script(entries, releases, held)
+    yield from viewexports.scripts(corpus).items()
     for done, e in enumerate(entries, start=1):
         if progress:
             progress("writing pages", done, len(entries))
@@ -220,6 +224,7 @@ def site_files(
         "gaps.html.j2",
         listed=MAX_LISTED,
         claims_at=claims_by_cell(claims),
+        shades=SHADES,
         scope_notes=scope_notes(stats, tax),
     )
     gaps = {g["id"]: g for g in stats["gaps"]}

@@ -445,6 +445,9 @@
         meta.appendChild(document.createTextNode(" \u00b7 "));
         meta.appendChild(el("a", { href: link[1] }, link[0]));
       });
+      meta.appendChild(document.createTextNode(" "));
+      meta.appendChild(el("button", { type: "button", "class": "copy-bib",
+        "aria-label": "Copy the BibTeX of " + e[TITLE] }, "BibTeX"));
       li.appendChild(marked(el("p", { "class": "summary" }), e[SUMMARY], terms));
       const chips = li.appendChild(el("p", { "class": "chips" }));
       data.axes.forEach((axis, a) => {
@@ -585,6 +588,7 @@
         const rank = (p) => (p === true ? 2 : p === false ? 1 : 0);
         queued = { push: queued && rank(queued.push) > rank(push) ? queued.push : push };
         status.textContent = "Loading entries...";
+        publish({ pending: true });
         loadEntries();
         return;
       }
@@ -617,6 +621,7 @@
       page = Math.min(page, pages);
       state.page = page;
       const count = renderPage(shown, state.group);
+      publish({ keys: shown.map((i) => data.entries[i][KEY]) });
       renderPager(state, pages);
       renderActive(state);
       none.hidden = shown.length !== 0;
@@ -661,6 +666,11 @@
           } catch (e) { /* some file:// contexts refuse; the view still updates */ }
         }
       }
+    }
+
+    // Which entries the view holds, for the downloads (listexport.js).
+    function publish(detail) {
+      document.dispatchEvent(new CustomEvent("litcorpus-view", { detail: detail }));
     }
 
     // One filter, one value, no words: the feed of that value (feeds/AXIS/VALUE.xml, made for
