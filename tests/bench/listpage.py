@@ -3,7 +3,8 @@ disk: the size of index.html, DOMContentLoaded and load, the entries and element
 and how long ticking a facet box, turning a page and a first search take until the status line
 reports the new view and the next frame is drawn; and the bytes of JavaScript the page has
 loaded after its first filter and after its first search (a search on a fresh page, with
-nothing loaded before it, is timed too: cold_search_ms).
+nothing loaded before it, is timed too: cold_search_ms); where the page has them, sorting the
+filtered view by the day entries were added and its first download as BibTeX.
 
     python tests/bench/gencorpus.py 10000 /tmp/corpus-10000
     litcorpus site --root /tmp/corpus-10000 --out /tmp/site-10000
@@ -52,6 +53,31 @@ SEARCH = """async (word) => {
   }
   return { ms: performance.now() - t0, status: status.textContent };
 }"""
+# Sort the view by SORT (the select's value), until the address says so and a frame is drawn.
+SORT = """async (value) => {
+  const sort = document.getElementById("sort");
+  const t0 = performance.now();
+  sort.value = value;
+  sort.dispatchEvent(new Event("change", { bubbles: true }));
+  while (!location.search.includes("sort=" + value)) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (performance.now() - t0 > 120000) { break; }
+  }
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return performance.now() - t0;
+}"""
+# Download the view in FORMAT: from the click until the page says it is done (the first one
+# loads assets/exports/FORMAT.js).
+DOWNLOAD = """async (format) => {
+  const note = document.getElementById("take-away-note");
+  const t0 = performance.now();
+  document.querySelector('#take-away button[data-format="' + format + '"]').click();
+  while (!/downloaded/.test(note.textContent)) {
+    await new Promise((r) => setTimeout(r, 5));
+    if (performance.now() - t0 > 120000) { break; }
+  }
+  return performance.now() - t0;
+}"""
 TICKS = [
     'input[name="is_rl"][value="yes"]',
     'input[name="category"][value="rl_method"]',
@@ -92,6 +118,10 @@ def one_run(browser: Any, index: Path) -> dict[str, Any]:
     if page.query_selector("#pager a[rel=next]"):
         turn = page.evaluate(CLICK, "#pager a[rel=next]")
         run["next_page_frame_ms"] = round(turn["frame_ms"], 1)
+    if page.query_selector("#take-away"):  # pages before the view's downloads have none
+        run["sort_added_ms"] = round(page.evaluate(SORT, "added"), 1)
+        with page.expect_download():
+            run["first_download_ms"] = round(page.evaluate(DOWNLOAD, "bibtex"), 1)
     search = page.evaluate(SEARCH, "agent")
     run["first_search_ms"] = round(search["ms"], 1)
     run["js_after_search_bytes"] = script_bytes(page)
@@ -126,8 +156,9 @@ def summary(index: Path, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "js_after_search_bytes": median("js_after_search_bytes"),
         "runs": runs,
     }
-    if "next_page_frame_ms" in runs[0]:
-        out["next_page_frame_ms"] = median("next_page_frame_ms")
+    for key in ("next_page_frame_ms", "sort_added_ms", "first_download_ms"):
+        if key in runs[0]:
+            out[key] = median(key)
     return out
 
 
