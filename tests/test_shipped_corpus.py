@@ -91,6 +91,11 @@ AUDITED = {
         "Tsinghua University / The Hong Kong University of Science and Technology",
     ),
     ("marshal2026", "affiliation"): ("unknown", "Tsinghua University"),
+    # round two, third pass: first-author affiliations from the author block (arXiv HTML, or a
+    # page that reproduces it; each entry's notes name the page)
+    ("marsrl", "affiliation"): ("unknown", "Tencent Hunyuan Team"),
+    ("survey-agentic-rl", "affiliation"): ("unknown", "National University of Singapore"),
+    ("survey-mas", "affiliation"): ("unknown", "Harbin Institute of Technology"),
 }
 
 
