@@ -802,3 +802,116 @@ def test_the_claims_page_names_entries_and_says_each_verdict_once(live_site: Pat
     listed = doc.xpath('//li[@id="claim-message-credit-sparse"]/p[@class="verdicts"]')[0]
     assert [a.get("href") for a in listed.xpath("./a")][:2] == [
         "papers/c3.html", "papers/debate-as-reward.html"]  # fmt: skip
+
+
+# What a researcher types, and the entries that must be in the first five it ranks, read by
+# hand from the corpus: the work's short name or title, its arXiv id or address, a surname of
+# its first author, a typo of its name, words of its title.
+SEARCHES = [
+    ("Puppeteer", {"puppeteer"}),
+    ("C3", {"c3"}),
+    ("MAPoRL", {"maporl"}),
+    ("MasRouter", {"masrouter2025"}),
+    ("G-Designer", {"g-designer2025"}),
+    ("AgentPrune", {"agentprune2025"}),
+    ("GPTSwarm", {"gptswarm2024"}),
+    ("LEMON", {"lemon2026"}),
+    ("Router-R1", {"router-r1-2025"}),
+    ("ToolOrchestra", {"toolorchestra2025"}),
+    ("MAS-GPT", {"mas-gpt2025"}),
+    ("Kimi K2.5", {"kimi-k2-5"}),
+    ("debate as reward", {"debate-as-reward"}),
+    ("self-play critic", {"spc2025"}),
+    ("counterfactual credit", {"c3"}),
+    ("2605.14483", {"lemon2026"}),
+    ("https://arxiv.org/abs/2504.19162", {"spc2025"}),
+    ("https://doi.org/10.1287/moor.27.4.819.297", {"dec-pomdp2002"}),
+    ("Pupeteer", {"puppeteer"}),
+    ("MasRoutr", {"masrouter2025"}),
+    ("Nielsen", {"conductor2025"}),
+    ("Dang", {"puppeteer"}),
+]
+
+
+@pytest.mark.parametrize(("query", "wanted"), SEARCHES, ids=[q for q, _ in SEARCHES])
+def test_a_researcher_finds_the_work_in_the_first_five(
+    live_site: Path, page: Page, query: str, wanted: set[str]
+) -> None:
+    top = ranked_keys(live_site, page, query)[:5]
+    assert wanted <= set(top), (query, top)
+
+
+@pytest.mark.parametrize(
+    ("query", "axis", "value"),
+    [
+        ("when to stop", "orchestration_decisions", "stop"),
+        ("debate reward", "reward_type", "debate"),
+        ("when to spawn", "orchestration_decisions", "spawn"),
+    ],
+)
+def test_a_tag_label_fills_the_first_five_with_its_carriers(
+    live_site: Path, page: Page, query: str, axis: str, value: str
+) -> None:
+    papers = live_papers()
+    top = ranked_keys(live_site, page, query)[:5]
+
+    def carries(key: str) -> bool:
+        d = papers[key]
+        values = [*(d.get(axis) or [])] if isinstance(d.get(axis), list) else [d.get(axis)]
+        if axis == "orchestration_decisions":
+            values += d.get("orchestration_designed") or []
+        return value in values
+
+    assert len(top) == 5 and all(carries(k) for k in top), (query, top)
+
+
+def test_each_tag_offers_a_prefilled_correction(
+    live_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the corpus's repository is known (the publishing job names it), every tag on an
+    entry's page links to a new issue there, titled with the entry and the tag and saying what
+    it is now; where it is not (the live site's build), no tag offers a link that goes nowhere."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from lxml import html as lhtml
+
+    plain = lhtml.fromstring((live_site / "papers" / "puppeteer.html").read_bytes())
+    assert plain.xpath('//ul[@class="tags"]/li') and not plain.xpath('//a[@class="suggest"]')
+    monkeypatch.setenv("LITCORPUS_REPOSITORY_URL", "https://github.com/example/corpus")
+    root = live_site.parent
+    pages = build_site(analyse(load_corpus(root)))
+    doc = lhtml.fromstring(pages["papers/puppeteer.html"])
+    tags = doc.xpath('//ul[@class="tags"]/li')
+    links = doc.xpath('//ul[@class="tags"]/li/a[@class="suggest"]/@href')
+    assert tags and len(links) == len(tags)
+    data = live_papers()["puppeteer"]
+    asked = {}
+    for href in links:
+        url = urlsplit(href)
+        assert (url.scheme, url.netloc, url.path) == (
+            "https", "github.com", "/example/corpus/issues/new")  # fmt: skip
+        query = parse_qs(url.query)
+        assert query["title"][0].startswith("Tag correction: puppeteer, ")
+        field, now = re.search(r"Field: (\S+)\nNow: (\S+)", query["body"][0]).groups()  # type: ignore[union-attr]
+        asked.setdefault(field, set()).add(now)
+    assert asked["reward_type"] == {str(data["reward_type"])}
+    assert asked["orchestration_decisions"] == set(data["orchestration_decisions"])
+
+
+def test_the_claims_page_opens_with_its_findings_at_a_glance(live_site: Path) -> None:
+    """A table first: one row per claim, its verdict at its release and now in the badges'
+    words, and for a claim that no longer holds the first entry published after its release
+    and the first its search missed, each linked."""
+    from lxml import html as lhtml
+
+    doc = lhtml.fromstring((live_site / "claims.html").read_bytes())
+    rows = doc.xpath('//table[@class="findings"]/tbody/tr')
+    claims = doc.xpath('//ol[@class="claims"]/li')
+    assert rows and len(rows) == len(claims)
+    assert [r.xpath("./th/a/@href")[0] for r in rows] == [f"#{c.get('id')}" for c in claims]
+    stop = next(r for r in rows if r.xpath("./th/a/@href")[0] == "#claim-no-rl-trained-stop")
+    cells = [" ".join(td.text_content().split()) for td in stop.xpath("./td")]
+    assert cells[0] == "Held 2026.05" and cells[1] == "No longer holds"
+    assert stop.xpath("./td[3]/a/@href") == [
+        "papers/fang2026critique.html", "papers/sirag2025.html"]  # fmt: skip
+    assert "published after:" in cells[2] and "missed by its search:" in cells[2]

@@ -78,6 +78,7 @@ def build_site(result: Result) -> dict[str, bytes]:
 
 
 SITE_URL = "LITCORPUS_SITE_URL"  # where the site is published, as the publishing job knows it
+REPOSITORY_URL = "LITCORPUS_REPOSITORY_URL"  # the corpus's repository, likewise
 
 
 def site_url(tax: Taxonomy) -> str | None:
@@ -87,6 +88,13 @@ def site_url(tax: Taxonomy) -> str | None:
     if raw.startswith(("https://", "http://")):
         return raw if raw.endswith("/") else raw + "/"
     return tax.views.base_url
+
+
+def repository_url(cff: dict[str, Any]) -> str | None:
+    """The corpus's own repository, where readers file corrections: the environment's
+    REPOSITORY_URL (the publishing job knows it), else CITATION.cff's repository-code."""
+    raw = os.environ.get(REPOSITORY_URL, "").strip() or str(cff.get("repository-code") or "")
+    return raw if raw.startswith("https://") else None
 
 
 def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[str, str]]:
@@ -108,6 +116,21 @@ def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[
                     "source": source.replace("_", " "),
                 }
     return out
+
+
+def correction_url(repository: str | None, e: dict[str, Any], tag: Any) -> str | None:
+    """A new issue on the corpus's GitHub repository, prefilled to correct one tag of entry E
+    (None when the repository is not on GitHub): what the tag is now, and room for what it
+    should be and the evidence."""
+    if not repository or not repository.startswith("https://github.com/"):
+        return None
+    title = f"Tag correction: {e['key']}, {tag.text}"
+    body = (
+        f"Entry: {e['key']} ({e['title']})\nField: {tag.axis}\nNow: {tag.value}\n\n"
+        "What it should be:\n\nEvidence (the address you read and the phrase the tag rests "
+        "on):\n"
+    )
+    return f"{repository.rstrip('/')}/issues/new?{urlencode({'title': title, 'body': body})}"
 
 
 def newest_first(records: list[Record]) -> list[Record]:
@@ -152,6 +175,7 @@ def site_files(
     schema_path = corpus.root / SCHEMA
     schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
     claims = claim_views(result.claims, tax, stats["gaps"])
+    repository = repository_url(read_cff(corpus.root))
     env = environment()
     common = {
         "tax": tax,
@@ -206,6 +230,7 @@ def site_files(
             bibtex=entry_bibtex(e["data"]),
             related=related[e["key"]],
             evidence=evidence_of(e, tax),
+            suggest=lambda t, e=e: correction_url(repository, e, t),
             description=f"{e['byline']}. {e['summary']}",
         )
     members: dict[tuple[str, str], list[dict[str, Any]]] = {}
