@@ -782,26 +782,30 @@ def test_a_card_copies_its_bibtex_and_the_view_its_link(live_site: Path, browser
     context.close()
 
 
-def test_the_claims_page_names_entries_and_says_each_verdict_once(live_site: Path) -> None:
+def test_the_claims_page_names_entries_and_says_each_verdict_once(
+    live_site: Path, page: Page
+) -> None:
     """A claim whose verdict changed says what was found at its release and on the live
     corpus in one line, with the entries named (short name or title, linked), never as corpus
     keys, and no second line repeats it."""
-    from lxml import html as lhtml
-
-    doc = lhtml.fromstring((live_site / "claims.html").read_bytes())
+    page.goto((live_site / "claims.html").as_uri())
     keys = {k for k in live_papers() if re.search(r"[\d-]", k)}  # keys no title could be
-    claims = doc.xpath('//li[contains(@class, "claim")]')
+    claims = page.eval_on_selector_all(
+        "li.claim",
+        "cs => cs.map(c => [c.id, c.className, Array.from(c.querySelectorAll(':scope > p'),"
+        " p => p.textContent.split(/\\s+/).filter(Boolean).join(' '))])",
+    )
     assert claims
-    for claim in claims:
-        lines = [" ".join(p.text_content().split()) for p in claim.xpath("./p")]
+    for cid, classes, lines in claims:
         said = " ".join(ln for ln in lines if not ln.startswith("Boundary"))  # curators' prose
-        assert not keys & set(re.findall(r"[A-Za-z0-9][\w-]*", said)), claim.get("id")
-        assert len(lines) == len(set(lines)), claim.get("id")
-        if "differs" in claim.get("class", ""):
-            assert not [ln for ln in lines if ln.startswith("Expected")], claim.get("id")
-    listed = doc.xpath('//li[@id="claim-message-credit-sparse"]/p[@class="verdicts"]')[0]
-    assert [a.get("href") for a in listed.xpath("./a")][:2] == [
-        "papers/c3.html", "papers/debate-as-reward.html"]  # fmt: skip
+        assert not keys & set(re.findall(r"[A-Za-z0-9][\w-]*", said)), cid
+        assert len(lines) == len(set(lines)), cid
+        if "differs" in classes.split():
+            assert not [ln for ln in lines if ln.startswith("Expected")], cid
+    listed = page.eval_on_selector_all(
+        "#claim-message-credit-sparse > p.verdicts > a", "as => as.map(a => a.getAttribute('href'))"
+    )
+    assert listed[:2] == ["papers/c3.html", "papers/debate-as-reward.html"]
 
 
 # What a researcher types, and the entries that must be in the first five it ranks, read by
@@ -873,45 +877,49 @@ def test_each_tag_offers_a_prefilled_correction(
     it is now; where it is not (the live site's build), no tag offers a link that goes nowhere."""
     from urllib.parse import parse_qs, urlsplit
 
-    from lxml import html as lhtml
-
-    plain = lhtml.fromstring((live_site / "papers" / "puppeteer.html").read_bytes())
-    assert plain.xpath('//ul[@class="tags"]/li') and not plain.xpath('//a[@class="suggest"]')
+    tag = re.compile(r'<ul class="tags">(.*?)</ul>', re.S)
+    plain = tag.search((live_site / "papers" / "puppeteer.html").read_text(encoding="utf-8"))
+    assert plain and "<li>" in plain.group(1) and 'class="suggest"' not in plain.group(1)
     monkeypatch.setenv("LITCORPUS_REPOSITORY_URL", "https://github.com/example/corpus")
-    root = live_site.parent
-    pages = build_site(analyse(load_corpus(root)))
-    doc = lhtml.fromstring(pages["papers/puppeteer.html"])
-    tags = doc.xpath('//ul[@class="tags"]/li')
-    links = doc.xpath('//ul[@class="tags"]/li/a[@class="suggest"]/@href')
-    assert tags and len(links) == len(tags)
+    pages = build_site(analyse(load_corpus(live_site.parent)))
+    tags = tag.search(pages["papers/puppeteer.html"].decode())
+    assert tags
+    items = tags.group(1).count("<li>")
+    links = [
+        html.unescape(h) for h in re.findall(r'<a class="suggest" href="([^"]+)"', tags.group(1))
+    ]
+    assert items and len(links) == items
     data = live_papers()["puppeteer"]
-    asked = {}
+    asked: dict[str, set[str]] = {}
     for href in links:
         url = urlsplit(href)
         assert (url.scheme, url.netloc, url.path) == (
             "https", "github.com", "/example/corpus/issues/new")  # fmt: skip
         query = parse_qs(url.query)
         assert query["title"][0].startswith("Tag correction: puppeteer, ")
-        field, now = re.search(r"Field: (\S+)\nNow: (\S+)", query["body"][0]).groups()  # type: ignore[union-attr]
-        asked.setdefault(field, set()).add(now)
+        found = re.search(r"Field: (\S+)\nNow: (\S+)", query["body"][0])
+        assert found
+        asked.setdefault(found.group(1), set()).add(found.group(2))
     assert asked["reward_type"] == {str(data["reward_type"])}
     assert asked["orchestration_decisions"] == set(data["orchestration_decisions"])
 
 
-def test_the_claims_page_opens_with_its_findings_at_a_glance(live_site: Path) -> None:
+def test_the_claims_page_opens_with_its_findings_at_a_glance(live_site: Path, page: Page) -> None:
     """A table first: one row per claim, its verdict at its release and now in the badges'
     words, and for a claim that no longer holds the first entry published after its release
     and the first its search missed, each linked."""
-    from lxml import html as lhtml
-
-    doc = lhtml.fromstring((live_site / "claims.html").read_bytes())
-    rows = doc.xpath('//table[@class="findings"]/tbody/tr')
-    claims = doc.xpath('//ol[@class="claims"]/li')
-    assert rows and len(rows) == len(claims)
-    assert [r.xpath("./th/a/@href")[0] for r in rows] == [f"#{c.get('id')}" for c in claims]
-    stop = next(r for r in rows if r.xpath("./th/a/@href")[0] == "#claim-no-rl-trained-stop")
-    cells = [" ".join(td.text_content().split()) for td in stop.xpath("./td")]
+    page.goto((live_site / "claims.html").as_uri())
+    rows = page.eval_on_selector_all(
+        "table.findings tbody tr",
+        "rs => rs.map(r => [r.querySelector('th a').getAttribute('href'),"
+        " Array.from(r.querySelectorAll('td'), td => td.textContent.split(/\\s+/)"
+        ".filter(Boolean).join(' ')), Array.from(r.querySelectorAll('td:nth-of-type(3) a'),"
+        " a => a.getAttribute('href'))])",
+    )
+    claims = page.eval_on_selector_all("ol.claims > li", "cs => cs.map(c => '#' + c.id)")
+    assert rows and [r[0] for r in rows] == claims
+    stop = next(r for r in rows if r[0] == "#claim-no-rl-trained-stop")
+    cells, links = stop[1], stop[2]
     assert cells[0] == "Held 2026.05" and cells[1] == "No longer holds"
-    assert stop.xpath("./td[3]/a/@href") == [
-        "papers/fang2026critique.html", "papers/sirag2025.html"]  # fmt: skip
+    assert links == ["papers/fang2026critique.html", "papers/sirag2025.html"]
     assert "published after:" in cells[2] and "missed by its search:" in cells[2]
