@@ -9,9 +9,18 @@ declare -A pkg=([chromium]=chromium [biber]=biber [pandoc]=pandoc [ris2xml]=bibu
 # Arguments name the programs to look for (`make` needs only node and npm); default: all.
 wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=(chromium biber pandoc ris2xml Rscript soffice node npm)
+# LibreOffice's soffice runs without Calc (its CSV filter) when only another component is
+# installed: Calc counts as present only when its library is.
+calc_lib=${SYSDEPS_CALC_LIB:-/usr/lib/libreoffice/program/libsclo.so}
+have() {
+  case "$1" in
+    soffice) command -v soffice >/dev/null 2>&1 && [ -e "$calc_lib" ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
 missing=()
 for cmd in "${wanted[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg[$cmd]}")
+  have "$cmd" || missing+=("${pkg[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -99,3 +99,24 @@ def test_make_asks_only_for_node_and_npm() -> None:
 def test_nothing_is_done_when_everything_is_there() -> None:
     done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True)
     assert done.returncode == 0 and not done.stderr
+
+
+def test_libreoffice_without_calc_counts_as_missing(tmp_path: Path) -> None:
+    """soffice alone (LibreOffice with another component) cannot read a CSV: without Calc's
+    library the script names libreoffice-calc-nogui."""
+    bin_dir = bare_path(tmp_path)
+    (bin_dir / "soffice").write_text("#!/bin/sh\n")
+    (bin_dir / "soffice").chmod(0o755)
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path), "SYSDEPS_CALC_LIB": str(tmp_path / "no")}
+    cmd = [str(bin_dir / "bash"), str(SCRIPT), "soffice"]
+    if os.geteuid() == 0:
+        cmd = [
+            str(shutil.which("setpriv")),
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            *cmd,
+        ]
+        tmp_path.chmod(0o755)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1 and "libreoffice-calc-nogui" in done.stderr, done.stderr
