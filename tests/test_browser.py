@@ -923,3 +923,33 @@ def test_the_claims_page_opens_with_its_findings_at_a_glance(live_site: Path, pa
     assert cells[0] == "Held 2026.05" and cells[1] == "No longer holds"
     assert links == ["papers/fang2026critique.html", "papers/sirag2025.html"]
     assert "published after:" in cells[2] and "missed by its search:" in cells[2]
+
+
+def test_strict_credit_names_its_estimator_as_a_filter_with_its_evidence(
+    live_site: Path, page: Page
+) -> None:
+    """ "Which message-credit papers are counterfactual?" is a filter: message credit and the
+    counterfactual estimator show exactly the entries tagged both; an entry's page gives its
+    estimator with the phrase of the work it rests on."""
+    papers = live_papers()
+    want = {
+        k
+        for k, d in papers.items()
+        if d.get("credit_granularity") == "message"
+        and d.get("credit_estimator") == "counterfactual"
+    }
+    assert "c3" in want
+    page.goto(
+        (live_site / "index.html").as_uri()
+        + "?credit_granularity=message&credit_estimator=counterfactual"
+    )
+    wait_for(
+        page, "/ of |matching|Showing/.test(document.querySelector('#status').textContent)", 20
+    )
+    assert set(visible_keys(page)) == want
+    c3 = papers["c3"]
+    quote = c3["credit_evidence"]["counterfactual"]["quote"]
+    text = html.unescape((live_site / "papers" / "c3.html").read_text(encoding="utf-8"))
+    assert "Estimator: Counterfactual" in text and quote in text
+    assert all(d.get("credit_estimator") for d in papers.values()
+               if d.get("credit_strictness") == "strict")  # fmt: skip

@@ -137,8 +137,22 @@ def test_the_live_corpus_reproduces_each_releases_numbers(shipped: Path, version
     assert run.returncode == 0, run.stderr
     release = json.loads((out / "stats.json").read_text())
     assert release["version"] == version
-    golden = REPO / "tests" / "golden" / "releases" / f"{version}.json"
-    assert json.loads(json.dumps(numbers(release))) == json.loads(golden.read_text())
+    golden = json.loads((REPO / "tests" / "golden" / "releases" / f"{version}.json").read_text())
+    assert as_released(numbers(release), golden) == golden
+
+
+NEW_AXES = {"credit_estimator"}  # axes added to the taxonomy after release 2026.12.1
+
+
+def as_released(got: dict[str, Any], golden: dict[str, Any]) -> dict[str, Any]:
+    """GOT without the counts of axes the taxonomy gained after the release GOLDEN was made
+    (the estimator of strict credit): those are counted now, and everything the release
+    reported must stay as it was."""
+    got = json.loads(json.dumps(got))
+    added = set(got["counts"]) - set(golden["counts"])
+    assert added <= NEW_AXES, added
+    got["counts"] = {k: v for k, v in got["counts"].items() if k not in added}
+    return got
 
 
 def test_three_new_papers_extend_the_live_statistics(clone: Path) -> None:
@@ -150,7 +164,8 @@ def test_three_new_papers_extend_the_live_statistics(clone: Path) -> None:
         == 0
     )
     release = json.loads((out / "stats.json").read_text())
-    assert json.loads(json.dumps(numbers(release))) == json.loads(RELEASE_NUMBERS.read_text())
+    golden = json.loads(RELEASE_NUMBERS.read_text())
+    assert as_released(numbers(release), golden) == golden
     assert litcorpus("stats", "--root", str(clone), "--out", str(out)).returncode == 0
     live = json.loads((out / "stats.json").read_text())
     assert live["corpus"]["retained"] == 87 and live["version"] == "2026.05+3"

@@ -482,7 +482,8 @@ def test_paper_page_shows_evidence_and_leads_back(shipped: tuple[Path, Any], rea
     go(reader, site, "index.html?q=kimi")
     wait_for(reader, "location.search.includes('q=kimi')")
     go(reader, site, "papers/kimi-k2-5.html")
-    quote = reader.locator("blockquote.evidence").first
+    spawn = reader.locator("ul.tags > li", has=reader.locator("a.chip-orchestration_decisions"))
+    quote = spawn.first.locator("blockquote.evidence")
     assert "can self-direct an agent swarm with up to 100 sub-agents" in quote.text_content()  # type: ignore[operator]
     assert "survey figure" in (quote.locator("footer").text_content() or "")
     chip = reader.locator("ul.tags a.chip-orchestration_decisions").first

@@ -41,7 +41,9 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
     copy_snapshot(out)
     shutil.copytree(REPO / "traces", out / "traces")
     shipped = [yaml.safe_load(p.read_text()) for p in sorted((out / "papers").glob("*.yaml"))]
-    tags = [axis.id for axis in load_taxonomy(REPO)[0].axes_for("paper")]
+    tax = load_taxonomy(REPO)[0]
+    tags = [axis.id for axis in tax.axes_for("paper")]
+    evidence = [f.id for f in tax.kinds["paper"].fields.values() if f.type == "evidence"]
     words = sorted(
         {w for d in shipped for w in re.findall(r"[A-Za-z]{4,}", d["title"] + " " + d["summary"])}
     )
@@ -66,8 +68,9 @@ def generate(out: Path, size: int, seed: int = 11) -> None:
         for tag in tags:
             if tag in model:
                 lines.append(f"{tag}: {_quote(model[tag])}")
-        if "orchestration_evidence" in model:  # each copied orchestration tag keeps its source
-            lines.append(f"orchestration_evidence: {json.dumps(model['orchestration_evidence'])}")
+        for field in evidence:  # each copied tag keeps its source
+            if field in model:
+                lines.append(f"{field}: {json.dumps(model[field])}")
         summary = " ".join(rng.choice(words).lower() for _ in range(rng.randint(14, 30)))
         lines.append(f"summary: {_quote(summary.capitalize() + '.')}")
         # every synthetic entry arrives after the survey's snapshot, as a living corpus grows
