@@ -95,6 +95,10 @@ def test_corrupted_bytes_never_crash_the_validator(
     assert all(p.code in CODES for p in report.problems)
 
 
+def target_path(path: Path) -> str:
+    return f"papers/{path.name}"
+
+
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -113,7 +117,9 @@ def test_valid_entries_survive_a_save_load_round_trip(tmp_path_factory: Any, pat
         yaml.safe_dump(original, allow_unicode=True, sort_keys=False), encoding="utf-8"
     )
     assert read_document(target, target.name).data == original
-    codes = {p.code for p in check(root, strict=True).problems if p.path.startswith("papers/")}
+    # the copy's own problems: the fixture's entries follow the fixture's frozen taxonomy, not
+    # the shipped one this root now holds
+    codes = {p.code for p in check(root, strict=True).problems if p.path == target_path(path)}
     assert codes <= {"near-duplicate-title"}  # the copy may resemble a fixture title only
 
 
