@@ -70,6 +70,8 @@ def test_site_layout_and_downloads(mini_site: dict[str, bytes]) -> None:
     index = files["index.html"].decode()
     assert index.count('class="entry" data-key=') == 3
     assert "Content-Security-Policy" in index and "'unsafe-inline'" not in index
+    scripts = re.findall(r'<script src="([^"]+)"', index)  # every module the list loads
+    assert "assets/listview.js" in scripts and all(src in files for src in scripts), scripts
 
 
 def test_site_is_deterministic(mini_root: Path, mini_site: dict[str, bytes]) -> None:

@@ -1,6 +1,6 @@
 // Progressive enhancement for the awesome-llm-mas-rl site on every page: the way back from a
-// paper page to the list view the reader came from; cells and their address on the gap map;
-// the BibTeX copy buttons. The list page is list.js. Data are only ever written with
+// paper page to the list view the reader came from (the list records it as it is left); cells
+// and their address on the gap map; the BibTeX copy buttons. The list page is list.js. Data are only ever written with
 // textContent or attributes, never parsed as HTML.
 (function () {
   "use strict";
@@ -76,7 +76,15 @@
     sel.addRange(range);
   }
 
+  // The list view a paper page leads back to, stored as the reader leaves the list.
+  function rememberList() {
+    window.addEventListener("pagehide", () => {
+      try { window.sessionStorage.setItem(LAST_LIST, window.location.href); } catch (e) { /* off */ }
+    });
+  }
+
   backLink();
+  if (document.getElementById("facets")) { rememberList(); }
   if (document.querySelector(".gapmap")) { gapPage(); }
   copyButtons();
 }());

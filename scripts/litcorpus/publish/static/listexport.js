@@ -6,6 +6,7 @@
 (function () {
   "use strict";
   const CLIPBOARD_WAIT_MS = 1500;
+  const fmt = window.LitcorpusView.fmt;  // listview.js
   const ASSETS = document.currentScript.src.replace(/listexport\.js$/, "");
   const results = document.getElementById("results");
   if (!results) { return; }
@@ -17,8 +18,6 @@
   let pending = false;  // the address asks for a view whose entries are still loading
   const loaded = {};  // format id: its data from assets/exports/<format>.js
   const waiting = {};  // format id: callbacks waiting for it
-
-  function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 
   // The parts of format ID (each entry's text and how they join), loaded on first use only.
   function withFormat(id, done) {
