@@ -54,6 +54,12 @@ def is_observation(item: dict[str, Any]) -> bool:
     return observed and isinstance(item.get("startTime"), str)
 
 
+def is_zipkin_span(item: Any) -> bool:
+    """Whether ITEM looks like a Zipkin v2 span."""
+    return isinstance(item, dict) and "traceId" in item and "id" in item and (
+        "timestamp" in item or "localEndpoint" in item)  # fmt: skip
+
+
 def zipkin_spans(items: list[dict[str, Any]], where: str) -> list[Span]:
     """Zipkin v2 spans (a list of {traceId, id, parentId, name, timestamp and duration in
     microseconds, localEndpoint, kind, tags}). A server span `shared` with the client span of

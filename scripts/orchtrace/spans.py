@@ -317,10 +317,11 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
     Langfuse observations, a Datadog trace list (a list of lists), or spans of any shape
     spanshapes reads."""
     from . import spanshapes
-    from .apispans import is_observation, langfuse_spans, zipkin_spans
+    from .apispans import is_observation, is_zipkin_span, langfuse_spans, zipkin_spans
 
     if doc and all(isinstance(t, list) for t in doc):
-        if all(t and _zipkin(t[0]) for t in doc):  # Zipkin's /api/v2/traces: one list a trace
+        # Zipkin's /api/v2/traces: one list a trace
+        if all(t and is_zipkin_span(t[0]) for t in doc):
             at = [f"{where}[{i}]" for i in range(len(doc))]
             return [sp for t, w in zip(doc, at, strict=True)
                     for sp in zipkin_spans(objects(t, w), w)]  # fmt: skip
@@ -342,15 +343,9 @@ def _listed(doc: list[Any], where: str) -> list[Span]:
         return [sp for i, s in enumerate(items) for sp in _listed_item(s, f"{where}[{i}]")]
     if "spanID" in first or "operationName" in first:
         return [_jaeger_span(s, f"{where}[{i}]", {}) for i, s in enumerate(items)]
-    if _zipkin(first):
+    if is_zipkin_span(first):
         return zipkin_spans(items, where)
     raise ImportError_(spanshapes.refusal(doc, where))
-
-
-def _zipkin(item: Any) -> bool:
-    """Whether ITEM looks like a Zipkin v2 span."""
-    return isinstance(item, dict) and "traceId" in item and "id" in item and (
-        "timestamp" in item or "localEndpoint" in item)  # fmt: skip
 
 
 def _listed_item(item: Any, where: str) -> list[Span]:
