@@ -36,9 +36,11 @@ def bare_path(tmp_path: Path, *extra: str) -> Path:
     return bin_dir
 
 
-def run(bin_dir: Path, as_user: bool) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": str(bin_dir), "HOME": str(bin_dir.parent)}
-    cmd = [str(bin_dir / "bash"), str(SCRIPT)]
+def run(bin_dir: Path, as_user: bool, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The script on a PATH of BIN_DIR alone, with ARGS and ENV; as an unprivileged user when
+    AS_USER and we are root."""
+    env = {"PATH": str(bin_dir), "HOME": str(bin_dir.parent), **env}
+    cmd = [str(bin_dir / "bash"), str(SCRIPT), *args]
     if as_user and os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         assert setpriv, "util-linux's setpriv"
@@ -81,17 +83,7 @@ def test_make_asks_only_for_node_and_npm() -> None:
     """`make` (the site's MiniSearch) needs node and npm alone, not the test programs."""
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp).chmod(0o755)
-        bin_dir = bare_path(Path(tmp))
-        cmd = [str(bin_dir / "bash"), str(SCRIPT), "node", "npm"]
-        if os.geteuid() == 0:
-            cmd = [
-                str(shutil.which("setpriv")),
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                *cmd,
-            ]
-        done = subprocess.run(cmd, env={"PATH": str(bin_dir)}, capture_output=True, text=True)
+        done = run(bare_path(Path(tmp)), True, "node", "npm")
     assert done.returncode == 1
     assert done.stderr.split(": ", 1)[1].startswith("nodejs npm (as root")
 
@@ -101,22 +93,13 @@ def test_nothing_is_done_when_everything_is_there() -> None:
     assert done.returncode == 0 and not done.stderr
 
 
-def test_libreoffice_without_calc_counts_as_missing(tmp_path: Path) -> None:
+def test_libreoffice_without_calc_counts_as_missing() -> None:
     """soffice alone (LibreOffice with another component) cannot read a CSV: without Calc's
     library the script names libreoffice-calc-nogui."""
-    bin_dir = bare_path(tmp_path)
-    (bin_dir / "soffice").write_text("#!/bin/sh\n")
-    (bin_dir / "soffice").chmod(0o755)
-    env = {"PATH": str(bin_dir), "HOME": str(tmp_path), "SYSDEPS_CALC_LIB": str(tmp_path / "no")}
-    cmd = [str(bin_dir / "bash"), str(SCRIPT), "soffice"]
-    if os.geteuid() == 0:
-        cmd = [
-            str(shutil.which("setpriv")),
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            *cmd,
-        ]
-        tmp_path.chmod(0o755)
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp_path)
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)
+        bin_dir = bare_path(Path(tmp))
+        (bin_dir / "soffice").write_text("#!/bin/sh\n")
+        (bin_dir / "soffice").chmod(0o755)
+        done = run(bin_dir, True, "soffice", SYSDEPS_CALC_LIB=str(Path(tmp) / "no"))
     assert done.returncode == 1 and "libreoffice-calc-nogui" in done.stderr, done.stderr
