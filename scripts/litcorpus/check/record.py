@@ -99,12 +99,13 @@ class RecordCheck:
                 self.problem(path, code, message, hint)
 
     def evidence(self, spec: FieldSpec, value: Any, data: dict[str, Any]) -> None:
-        """One item {source, quote, where} for each value tagged in SPEC's axes; no other."""
+        """One item {source, quote, where} for each value tagged in SPEC's axes; no other.
+        "Not applicable" (NA) needs none: an absence has no phrase to quote."""
         tagged: dict[str, FieldPath] = {}
         for axis_id in spec.axes:
             vals = data.get(axis_id)
             for i, v in enumerate(vals if isinstance(vals, list) else [vals]):
-                if isinstance(v, str) and v:
+                if isinstance(v, str) and v and v != "NA":
                     tagged.setdefault(v, (axis_id, i) if isinstance(vals, list) else (axis_id,))
         if value in (None, "", []):
             value = {}
