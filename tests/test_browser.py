@@ -501,7 +501,7 @@ def test_claims_page_colours_each_verdict_and_spaces_its_history(
     claim = page.locator("li.claim.differs").first
     held = claim.locator(".badge.held").first
     gone = claim.locator(".badge.broken").first
-    assert gone.text_content() == "No longer holds on the live corpus"
+    assert gone.text_content() == "No longer holds"
     colour = "el => getComputedStyle(el).color"
     assert held.evaluate(colour) != gone.evaluate(colour)
     history = " ".join(page.locator("p.verdicts.history").all_text_contents())
@@ -920,7 +920,7 @@ def test_the_claims_page_opens_with_its_findings_at_a_glance(live_site: Path, pa
     assert rows and [r[0] for r in rows] == claims
     stop = next(r for r in rows if r[0] == "#claim-no-rl-trained-stop")
     cells, links = stop[1], stop[2]
-    assert cells[0] == "Held 2026.05" and cells[1] == "No longer holds"
+    assert cells[0] == "Held at 2026.05" and cells[1] == "No longer holds"
     assert links == ["papers/fang2026critique.html", "papers/sirag2025.html"]
     assert "published after:" in cells[2] and "missed by its search:" in cells[2]
 

@@ -397,5 +397,8 @@ def test_shipped_readme_says_which_findings_moved() -> None:
     """The survey's stop finding held at its snapshot; the list says since when it does not."""
     findings = next(line for line in (REPO / "README.md").open() if line.startswith("**Findings"))
     stop = next(p for p in findings.split("; ") if "learns when to stop" in p)
-    assert "held at 2026.05, no longer holds since 2026-05-09 (first: `fang2026critique`)" in stop
+    assert (
+        "\U0001f7e2 **Held at 2026.05**, \U0001f7e0 **No longer holds** since 2026-05-09 "
+        "(first: `fang2026critique`)" in stop
+    )
     assert "benchmark measures task outcome" not in findings  # E1-E4 still holds

@@ -441,13 +441,42 @@ def test_site_ships_minisearch_with_its_licence(mini_site: dict[str, bytes]) -> 
     assert not (REPO / "scripts" / "litcorpus" / "publish" / "static" / "minisearch.js").exists()
 
 
+def add_late_spawner(root: Path) -> None:
+    """A second spawner, added after release 2026.05: one-spawner held then, not now."""
+    alpha = (root / "papers/alpha-rl.yaml").read_text()
+    later = alpha.replace("key: alpha-rl", "key: delta-late").replace("2501.00001", "2501.00009")
+    later = later.replace("Alpha: Learning to Spawn", "Delta: Spawning Later")
+    (root / "papers/delta-late.yaml").write_text(later.replace("2026-05-04", "2026-06-01"))
+
+
+def test_one_verdict_vocabulary_on_the_readme_gap_map_and_claims_page(mini_root: Path) -> None:
+    """A claim that held at its release and no longer holds is said in the same words and
+    colours everywhere: the claims page's table and claim, the gap map, the README."""
+    from litcorpus.publish.readme import changed_findings
+
+    add_late_spawner(mini_root)
+    pages = {k: html.unescape(v.decode()) for k, v in pages_of(mini_root).items()}
+    badges = re.compile(r'<strong class="badge (\w+)">([^<]+)</strong>')
+    want = [("held", "Held at 2026.05"), ("broken", "No longer holds")]
+    claims = pages["claims.html"]
+    row = claims.split('<a href="#claim-one-spawner">')[1].split("</tr>")[0]
+    assert badges.findall(row) == want
+    head = claims.split('id="claim-one-spawner"')[1].split("</p>")[0]
+    assert badges.findall(head) == want
+    gaps = pages["gaps.html"]
+    said = [p for p in gaps.split("<p>") if 'claims.html#claim-one-spawner"' in p]
+    assert said and all(badges.findall(p.split("<a ")[0]) == want for p in said)
+    readme = changed_findings(analyse(load_corpus(mini_root)).claims)
+    assert (
+        "\U0001f7e2 **Held at 2026.05**, \U0001f7e0 **No longer holds** (work its search missed"
+        in readme
+    )
+
+
 def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) -> None:
     """A second spawner added after release 2026.05 leaves one-spawner held at its release
     (alpha-rl alone) but not on the live corpus: the claims page says both, by title."""
-    alpha = (mini_root / "papers/alpha-rl.yaml").read_text()
-    later = alpha.replace("key: alpha-rl", "key: delta-late").replace("2501.00001", "2501.00009")
-    later = later.replace("Alpha: Learning to Spawn", "Delta: Spawning Later")
-    (mini_root / "papers/delta-late.yaml").write_text(later.replace("2026-05-04", "2026-06-01"))
+    add_late_spawner(mini_root)
     edit(
         mini_root / "claims.yaml",
         'boundary: "Fixture corpus."\n    where: {orchestration_decisions',
@@ -456,7 +485,6 @@ def test_claims_speak_readers_words_and_show_a_changed_verdict(mini_root: Path) 
     )
     page = html.unescape(pages_of(mini_root)["claims.html"].decode())
     claim = page.split('id="claim-one-spawner"')[1].split("</li>")[0]
-    assert "Held at release 2026.05" in claim and "No longer holds on the live corpus" in claim
     verdict = re.sub(r"<[^>]+>", "", claim.split('<p class="verdicts">')[1].split("</p>")[0])
     alpha, delta = (
         f"{x}: {y} Sub-Agents with Reinforcement Learning"

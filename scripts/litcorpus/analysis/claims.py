@@ -48,6 +48,30 @@ class Outcome:
         }
 
 
+# One vocabulary for a claim's verdicts wherever they are shown (the claims command, the README,
+# stats/README.md, the claims page and the gap map): a state, which is also the colour (green
+# held, orange broken; MARKS in Markdown, where no style reaches), and a label.
+MARKS = {"held": "\U0001f7e2", "broken": "\U0001f7e0"}
+
+
+def verdicts(held: bool, snapshot: str, now_held: bool | None) -> list[tuple[str, str]]:
+    """[(state, label)]: the verdict at its release ("Held at 2026.05", "Broken at 2026.05"),
+    then on the live corpus ("Holds now", "No longer holds", "Broken now"); a live claim has
+    only the second."""
+    if snapshot == LIVE:
+        return [("held", "Holds now") if held else ("broken", "Broken now")]
+    out = [("held", f"Held at {snapshot}") if held else ("broken", f"Broken at {snapshot}")]
+    if now_held is not None:
+        now = "Holds now" if now_held else "No longer holds" if held else "Broken now"
+        out.append(("held" if now_held else "broken", now))
+    return out
+
+
+def marked(pairs: list[tuple[str, str]]) -> str:
+    """The verdicts in Markdown: 'MARK **label**', joined by ', '."""
+    return ", ".join(f"{MARKS[state]} **{label}**" for state, label in pairs)
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
     claim: Claim
@@ -75,6 +99,10 @@ class ClaimResult:
     def revised(self) -> bool:
         return not self.at.held and self.held
 
+    @property
+    def verdicts(self) -> list[tuple[str, str]]:
+        return verdicts(self.held, self.claim.snapshot, self.now.held if self.now else None)
+
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
         return {
@@ -94,24 +122,22 @@ class ClaimResult:
         }
 
     def summary(self) -> str:
-        """'held at 2026.05 (no entry); holds now (no entry)', or for a live claim
-        'holds now (no entry)'."""
-        at = "holds now" if self.claim.snapshot == LIVE else f"held at {self.claim.snapshot}"
+        """'Held at 2026.05 (no entry); Holds now (no entry)', or for a live claim
+        'Holds now (no entry)': the verdicts' labels, each with what was found."""
+        first, *rest = self.verdicts
+        at = first[1]
         if self.revised and self.published is not None:
             fixed = ", ".join(
                 f"{x.entry} {x.field} {x.was} to {x.now} ({x.date})" for x in self.claim.corrections
             )
             at = (
-                f"held at {self.claim.snapshot} as published ({self.published.actual}); "
+                f"{at} as published ({self.published.actual}); "
                 f"the corrections since ({fixed}) change it to"
             )
-        elif not self.at.held:
-            at = "BROKEN now" if self.claim.snapshot == LIVE else f"BROKEN at {self.claim.snapshot}"
         text = f"{at} ({self.at.actual})"
         if self.now is not None:
             since = f" since {self.since}" if self.since and not self.now.held else ""
-            state = "holds now" if self.now.held else f"no longer holds{since}"
-            text += f"; {state} ({self.now.actual})"
+            text += f"; {rest[0][1]}{since} ({self.now.actual})"
             if self.missed and not self.now.held:
                 text += (
                     f"; {len(self.missed)} of the entries added since were published "

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.claims import ClaimResult
+from ..analysis.claims import ClaimResult, verdicts
 from ..model.taxonomy import Taxonomy
 from ..model.views import GapTable
 
@@ -48,6 +48,11 @@ class ClaimView:
     def differs(self) -> bool:
         """Whether the live corpus gives the other verdict."""
         return self.now is not None and bool(self.now["held"]) != self.held
+
+    @property
+    def verdicts(self) -> list[tuple[str, str]]:
+        """[(state, label)] at its release and now, in the one vocabulary (analysis.claims)."""
+        return verdicts(self.held, self.snapshot, bool(self.now["held"]) if self.now else None)
 
     @property
     def open_checks(self) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from safewrite.files import write_file
 
-from ..analysis.claims import ClaimResult
+from ..analysis.claims import ClaimResult, marked
 from ..analysis.reader import reader_tables
 from ..model.corpus import Corpus
 from ..model.errors import CommandError
@@ -102,7 +102,7 @@ def changed_findings(claims: Sequence[ClaimResult]) -> str:
         else:
             tail = " (a correction since)"
         text = md_text(r.claim.text.rstrip("."))
-        parts.append(f"\u201c{text}\u201d held at {r.claim.snapshot}, no longer holds{tail}")
+        parts.append(f"\u201c{text}\u201d {marked(r.verdicts)}{tail}")
     return (
         "**Findings the literature has moved since their release** (stats/README.md names the "
         "entries): " + "; ".join(parts) + "."

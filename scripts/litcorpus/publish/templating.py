@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import jinja2
 
+from ..analysis.claims import marked, verdicts
 from .escape import md_text
 
 
@@ -16,6 +17,13 @@ def name_parts(name: object) -> list[str]:
     before a bracket ('events[].agent_id' -> ['events', '[].', 'agent_', 'id']), so that a
     narrow column never breaks it inside a word."""
     return [p for p in re.split(r"(?<=[._])|(?=\[)", str(name)) if p]
+
+
+def claim_verdicts(claim: dict[str, object]) -> str:
+    """A claim of stats.json, its verdicts marked in Markdown in the one vocabulary."""
+    now = claim.get("now")
+    now_held = bool(now.get("held")) if isinstance(now, dict) else None
+    return marked(verdicts(bool(claim["held"]), str(claim["snapshot"]), now_held))
 
 
 def md_code(text: object) -> str:
@@ -38,4 +46,5 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md_text  # every data value in a Markdown template goes through these
     env.filters["md_code"] = md_code
     env.filters["name_parts"] = name_parts
+    env.filters["verdicts"] = claim_verdicts
     return env
