@@ -435,3 +435,23 @@ def test_problem_code(
 def test_every_code_has_a_fixture() -> None:
     """Every registered problem code is exercised by a case above."""
     assert {c[2] for c in CASES} == set(CODES)
+
+
+def test_a_reward_family_needs_a_quote_and_not_applicable_needs_none(mini_root: Path) -> None:
+    """An evidence field declared over reward_type asks alpha-rl (orchestration reward) for its
+    quote and neither Not-applicable entry; a quote for NA is one for a value not tagged."""
+    field = (
+        "      - {id: reward_evidence, type: evidence, required: false, axes: [reward_type], "
+        'sources: [curator], description: "Where the reward family comes from."}\n'
+    )
+    anchor = "      - {id: orchestration_evidence,"
+    edit(mini_root / T, anchor, field + anchor)
+    found = [(p.code, p.path, p.line) for p in check(mini_root).problems]
+    assert found == [("missing-evidence", A, 14)]
+    quote = "{source: curator, quote: scores the speed-up, where: fixture abstract}"
+    edit(mini_root / A, "credit_strictness: strict", f"credit_strictness: strict\n"
+         f"reward_evidence:\n  orchestration: {quote}")  # fmt: skip
+    assert check(mini_root, strict=True).ok
+    edit(mini_root / B, "credit_granularity: NA", f"credit_granularity: NA\n"
+         f"reward_evidence:\n  NA: {quote}")  # fmt: skip
+    assert [(p.code, p.path) for p in check(mini_root).problems] == [("stray-evidence", B)]
