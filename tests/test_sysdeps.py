@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,7 +42,9 @@ def run(bin_dir: Path, as_user: bool, *args: str, **env: str) -> subprocess.Comp
     """The script on a PATH of BIN_DIR alone, with ARGS and ENV; as an unprivileged user when
     AS_USER and we are root."""
     env = {"PATH": str(bin_dir), "HOME": str(bin_dir.parent), **env}
-    cmd = [str(bin_dir / "bash"), str(SCRIPT), *args]
+    # A copy beside BIN_DIR: the checkout may lie where the user cannot enter (root's home).
+    script = shutil.copy(SCRIPT, bin_dir.parent / SCRIPT.name)
+    cmd = [str(bin_dir / "bash"), str(script), *args]
     if as_user and os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         assert setpriv, "util-linux's setpriv"
@@ -48,11 +52,18 @@ def run(bin_dir: Path, as_user: bool, *args: str, **env: str) -> subprocess.Comp
     return subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=bin_dir.parent)
 
 
-def test_a_user_without_the_programs_gets_one_line_naming_them_all() -> None:
-    # pytest's own temporary folders are private to root: the user gets a folder it can read.
-    with tempfile.TemporaryDirectory() as tmp:
+@contextmanager
+def user_folder() -> Iterator[Path]:
+    """A folder the unprivileged user can read: pytest's own temporary folders, and a TMPDIR
+    inside a private checkout, are root's alone."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         Path(tmp).chmod(0o755)
-        done = run(bare_path(Path(tmp)), as_user=True)
+        yield Path(tmp)
+
+
+def test_a_user_without_the_programs_gets_one_line_naming_them_all() -> None:
+    with user_folder() as tmp:
+        done = run(bare_path(tmp), as_user=True)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -81,9 +92,8 @@ def test_root_installs_the_missing_programs_with_apt_get(tmp_path: Path) -> None
 
 def test_make_asks_only_for_node_and_npm() -> None:
     """`make` (the site's MiniSearch) needs node and npm alone, not the test programs."""
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp).chmod(0o755)
-        done = run(bare_path(Path(tmp)), True, "node", "npm")
+    with user_folder() as tmp:
+        done = run(bare_path(tmp), True, "node", "npm")
     assert done.returncode == 1
     assert done.stderr.split(": ", 1)[1].startswith("nodejs npm (as root")
 
@@ -96,10 +106,9 @@ def test_nothing_is_done_when_everything_is_there() -> None:
 def test_libreoffice_without_calc_counts_as_missing() -> None:
     """soffice alone (LibreOffice with another component) cannot read a CSV: without Calc's
     library the script names libreoffice-calc-nogui."""
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp).chmod(0o755)
-        bin_dir = bare_path(Path(tmp))
+    with user_folder() as tmp:
+        bin_dir = bare_path(tmp)
         (bin_dir / "soffice").write_text("#!/bin/sh\n")
         (bin_dir / "soffice").chmod(0o755)
-        done = run(bin_dir, True, "soffice", SYSDEPS_CALC_LIB=str(Path(tmp) / "no"))
+        done = run(bin_dir, True, "soffice", SYSDEPS_CALC_LIB=str(tmp / "no"))
     assert done.returncode == 1 and "libreoffice-calc-nogui" in done.stderr, done.stderr
