@@ -10,7 +10,7 @@ NODE_STAMP := tests/awesome/node_modules/.installed
 SITE_NODE := node_modules/.installed
 CFF_SCHEMA := .cache/cff-schema-1.2.0.json
 
-.PHONY: all help install check stats readme site serve sysdeps test golden lint bench clean
+.PHONY: all help install install-dev check stats readme site serve sysdeps test golden lint bench clean
 
 all: install $(SITE_NODE) ## Install, check, then write stats/, the README list and site/ from one analysis
 	$(LITCORPUS) build
@@ -21,10 +21,18 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cluster]'
+	$(BIN)/pip install --quiet -e .
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install the toolkit with its dev and cluster extras (quick when done)
+# What the tests, lint and bench add: the dev tools and the cluster extra (Ray).
+DEV_STAMP := $(VENV)/.dev
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,cluster]'
+	touch $(DEV_STAMP)
+
+install: $(STAMP) ## Create .venv and install the toolkit, what the main job needs (quick when done)
+
+install-dev: $(DEV_STAMP) ## Add the test, lint and cluster tools to .venv
 
 check: install ## Validate taxonomy, papers, exclusions and claims (warnings fail too)
 	$(LITCORPUS) check --strict
@@ -80,20 +88,20 @@ $(VERL_STAMP):
 	touch $(VERL_STAMP)
 
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps install $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps $(DEV_STAMP) $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
-golden: install $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
+golden: $(DEV_STAMP) $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
-lint: install ## Run ruff, mypy, the import contracts (import-linter) and actionlint on the workflows
+lint: $(DEV_STAMP) ## Run ruff, mypy, the import contracts (import-linter) and actionlint on the workflows
 	$(BIN)/ruff check scripts tests
 	$(BIN)/ruff format --check scripts tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/actionlint .github/workflows/*.yml
 
-bench: install $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries, orchtrace on 1M events and run tables of 100,000 rollouts
+bench: $(DEV_STAMP) $(SITE_NODE) ## Time check/stats/site at 84 to 100,000 entries, orchtrace on 1M events and run tables of 100,000 rollouts
 	$(BIN)/python tests/bench/run.py
 
 clean: ## Remove the virtual environment and caches
