@@ -64,6 +64,18 @@ def test_root_defaults_to_the_enclosing_repository(mini_root: Path) -> None:
     assert result.returncode == 0 and result.stdout.strip() == "ok"
 
 
+def test_root_before_the_command_name(mini_root: Path, tmp_path: Path) -> None:
+    """`litcorpus --root DIR COMMAND` works as `COMMAND --root DIR` does, for a command and a
+    command of a group, from a folder outside any corpus; the command's own --root wins."""
+    assert run("--root", str(mini_root), "check", cwd=tmp_path).stdout.strip() == "ok"
+    listed = run("--root", str(mini_root), "screen", "list", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    wrong = run("--root", str(tmp_path), "check", "--root", str(mini_root), cwd=tmp_path)
+    assert wrong.returncode == 0 and wrong.stdout.strip() == "ok"
+    missing = run("--root", str(tmp_path), "claims", cwd=tmp_path)
+    assert missing.returncode == 2 and "holds no taxonomy.yaml" in missing.stderr
+
+
 def test_check_stays_light() -> None:
     """`check` serves as a pre-commit hook: it loads neither click nor pandas nor matplotlib."""
     code = (

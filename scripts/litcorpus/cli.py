@@ -17,12 +17,22 @@ from .progress import Progress
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+ROOT_HELP = "Repository root (default: the nearest folder above that holds taxonomy.yaml)."
+ROOT_KEY = "litcorpus.root"  # where `litcorpus --root DIR COMMAND` leaves DIR for the command
+
+
+def _group_root(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+    """A command's --root, else the one given before the command's name."""
+    return value if value is not None else ctx.find_root().meta.get(ROOT_KEY)
+
+
 def root_option(func: F) -> F:
     return click.option(
         "--root",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Repository root (default: the nearest folder above that holds taxonomy.yaml).",
+        callback=_group_root,
+        help=ROOT_HELP,
     )(func)
 
 
@@ -38,8 +48,14 @@ def resolve_root(root: Path | None) -> Path:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="litcorpus")
-def cli() -> None:
+@click.option(
+    "--root", "group_root", type=click.Path(file_okay=False, path_type=Path), help=ROOT_HELP
+)
+@click.pass_context
+def cli(ctx: click.Context, group_root: Path | None) -> None:
     """Validate, count and publish the LLM-MAS RL literature corpus."""
+    if group_root is not None:
+        ctx.meta[ROOT_KEY] = group_root
 
 
 @cli.command()
