@@ -953,3 +953,23 @@ def test_strict_credit_names_its_estimator_as_a_filter_with_its_evidence(
     assert "Estimator: Counterfactual" in text and quote in text
     assert all(d.get("credit_estimator") for d in papers.values()
                if d.get("credit_strictness") == "strict")  # fmt: skip
+
+
+def test_every_reward_family_and_credit_unit_shows_its_quote(live_site: Path) -> None:
+    """Each tagged reward family and credit unit other than Not applicable has its quote on
+    the paper's page, under its tag, with its source: stated (curator) or inferred."""
+    papers = live_papers()
+    sources = set()
+    for key, d in papers.items():
+        page = html.unescape((live_site / "papers" / f"{key}.html").read_text(encoding="utf-8"))
+        for axis, field in (("reward_type", "reward_evidence"),
+                            ("credit_granularity", "credit_unit_evidence")):  # fmt: skip
+            value = str(d.get(axis, "NA"))
+            if value == "NA":
+                continue
+            item = d[field][value]
+            sources.add(item["source"])
+            block = f"\u201c{item['quote']}\u201d</p><footer>{item['where']}"
+            assert block in page, (key, axis)
+            assert f"(source: {item['source']})" in page.split(block)[1].split("</footer>")[0]
+    assert sources == {"curator", "inferred"}
