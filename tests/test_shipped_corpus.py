@@ -96,6 +96,12 @@ AUDITED = {
     ("marsrl", "affiliation"): ("unknown", "Tencent Hunyuan Team"),
     ("survey-agentic-rl", "affiliation"): ("unknown", "National University of Singapore"),
     ("survey-mas", "affiliation"): ("unknown", "Harbin Institute of Technology"),
+    # round two, evidence for every reward family and credit unit: tags the abstract read
+    # contradicts (each entry's notes quote the phrase)
+    ("ippo2020", "reward_type"): ("individual", "shared"),
+    ("marsrl", "reward_type"): ("hybrid", "role"),
+    ("marsrl", "credit_granularity"): ("turn", "agent"),
+    ("spiral2026", "reward_type"): ("hybrid", "individual"),
 }
 
 
