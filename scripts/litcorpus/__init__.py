@@ -1,3 +1,3 @@
-"""litcorpus: validate, count and publish the awesome-llm-mas-rl literature corpus."""
+"""litcorpus: validate, count and publish a living literature corpus."""
 
 __version__ = "0.1.0"

@@ -53,7 +53,7 @@ def resolve_root(root: Path | None) -> Path:
 )
 @click.pass_context
 def cli(ctx: click.Context, group_root: Path | None) -> None:
-    """Validate, count and publish the LLM-MAS RL literature corpus."""
+    """Validate, count and publish a living literature corpus."""
     if group_root is not None:
         ctx.meta[ROOT_KEY] = group_root
 

@@ -91,6 +91,10 @@ class Views:
     group_by: str | None = None
     venues: list[str] = field(default_factory=list)  # the list's venue facet, by name
     base_url: str | None = None  # the site's public address (feed links, citations)
+    # the corpus's own words (publish.brand fills what is not declared)
+    name: str | None = None  # in every page's title, the header, the feeds, citation keys
+    heading: str | None = None  # the list page's heading
+    description: str | None = None  # the pages' description and the feed's subtitle
     reader: Reader | None = None
     screening: Screening = field(default_factory=lambda: Screening())
 
@@ -131,6 +135,12 @@ def load_views(tax: Taxonomy) -> tuple[Views, list[Problem]]:
         else:
             bad(("site", "base_url"), "base_url is the site's public address, such as "
                 "https://example.org/corpus/")  # fmt: skip
+    for key in ("name", "heading", "description"):
+        text = site.get(key)
+        if isinstance(text, str) and text.strip() and "\n" not in text.strip():
+            setattr(views, key, text.strip())
+        elif text is not None:
+            bad(("site", key), f"{key} is one line of text")
     group = site.get("group_by")
     if group is not None and group in tax.axes and not tax.axes[group].multi:
         views.group_by = group

@@ -55,10 +55,11 @@ def read_cff(root: Path) -> dict[str, Any]:
 
 
 def citations(
-    cff: dict[str, Any], releases: list[Release], base: str | None = None
+    cff: dict[str, Any], releases: list[Release], base: str | None = None, slug: str = "corpus"
 ) -> list[Citation]:
-    """One citation per release, newest first; none without a title in CITATION.cff. Its
-    `url` is the site's public address BASE when known, else CITATION.cff's url or code."""
+    """One citation per release, newest first, keyed SLUG-version; none without a title in
+    CITATION.cff. Its `url` is the site's public address BASE when known, else CITATION.cff's
+    url or code."""
     title = str(cff.get("title") or "").strip()
     if not title:
         return []
@@ -66,7 +67,7 @@ def citations(
     names = ", ".join(_author(a) for a in authors) or "Anonymous"
     out = []
     for r in reversed(releases):
-        key = "awesome-llm-mas-rl-" + r.version.replace(".", "-")
+        key = f"{slug}-" + r.version.replace(".", "-")
         fields = [
             ("author", " and ".join(_bib_author(a) for a in authors) or "{Anonymous}"),
             ("title", "{" + bib_text(title) + "}"),

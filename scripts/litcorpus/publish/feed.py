@@ -20,19 +20,17 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..model.releases import Release
+from .brand import Brand
 
 MAX_ENTRIES = 50  # entries named in the feed at least, newest first
-NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/awesome-llm-mas-rl")
-NAME = "awesome-llm-mas-rl"
-TITLE = f"{NAME}: new entries and releases"
 
 
 def _stamp(day: str) -> str:
     return f"{day}T00:00:00Z"
 
 
-def _urn(kind: str, name: str) -> str:
-    return f"urn:uuid:{uuid.uuid5(NAMESPACE, f'{kind}/{name}')}"
+def _urn(namespace: uuid.UUID, kind: str, name: str) -> str:
+    return f"urn:uuid:{uuid.uuid5(namespace, f'{kind}/{name}')}"
 
 
 def _item(id_: str, title: str, day: str, href: str, summary: str, category: str) -> str:
@@ -53,10 +51,14 @@ def atom_feed(
     releases: list[Release],
     base: str | None = None,
     about: tuple[str, str] | None = None,
+    brand: Brand | None = None,
 ) -> bytes:
     """The feed of ENTRIES (their `added` days) and RELEASES; BASE is the site's public
     address, ending in /, when known. ABOUT, (path, what), makes it the feed of one filter,
-    at feeds/PATH under the root: its entries only, titled by WHAT."""
+    at feeds/PATH under the root: its entries only, titled by WHAT. BRAND names the corpus
+    (its name also keys the ids, so they stay what they were wherever it is published)."""
+    name = brand.name if brand else "corpus"
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/{name}")
     home = base or ("../../" if about else "")
     if about:
         releases = []
@@ -68,7 +70,7 @@ def atom_feed(
             continue
         summary = f"{e['byline']}. {e['summary']}"
         xml = _item(
-            _urn("paper", e["key"]),
+            _urn(namespace, "paper", e["key"]),
             str(e["title"]),
             e["added"],
             f"{home}papers/{e['key']}.html",
@@ -82,7 +84,7 @@ def atom_feed(
     for r in releases:
         day = r.date.isoformat()
         xml = _item(
-            _urn("release", r.version),
+            _urn(namespace, "release", r.version),
             f"Release {r.version}: {r.title}",
             day,
             f"{home}changes.html#release-{r.version}",
@@ -93,15 +95,16 @@ def atom_feed(
     items.sort(key=lambda t: (t[0], t[1]), reverse=True)
     updated = items[0][0] if items else "1970-01-01"
     path, what = about or ("", "")
+    title = f"{name}: new entries tagged {what}" if what else f"{name}: new entries and releases"
+    author = brand.authors if brand else f"The {name} contributors"
     head = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom">\n'
-        f"<id>{_urn('feed', 'corpus/' + path if path else 'corpus')}</id>\n"
-        f"<title>{escape(f'{NAME}: new entries tagged {what}' if what else TITLE)}</title>\n"
-        "<subtitle>A curated corpus on reinforcement learning for LLM-based multi-agent "
-        "systems: each entry as it is added, and each release.</subtitle>\n"
+        f"<id>{_urn(namespace, 'feed', 'corpus/' + path if path else 'corpus')}</id>\n"
+        f"<title>{escape(title)}</title>\n"
+        f"<subtitle>Each entry as it is added to {escape(name)}, and each release.</subtitle>\n"
         f"<updated>{_stamp(updated)}</updated>\n"
-        "<author><name>The awesome-llm-mas-rl contributors</name></author>\n"
+        f"<author><name>{escape(author)}</name></author>\n"
         f'<link rel="self" type="application/atom+xml" '
         f"href={quoteattr(home + ('feeds/' + path if path else 'feed.xml'))}/>\n"
         f'<link rel="alternate" type="text/html" href={quoteattr(home + "index.html")}/>\n'

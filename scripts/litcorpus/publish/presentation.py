@@ -199,3 +199,16 @@ def first_release(releases: list[Release], entry: dict[str, Any]) -> int:
     added = parse_day(entry["added"])
     key = str(entry["key"])
     return next((i for i, r in enumerate(releases) if r.holds("paper", key, added)), len(releases))
+
+
+def tagged_by(tax: Taxonomy) -> str:
+    """The headline axes in words, each with the range of its codes: 'reward design (R1-R8),
+    credit unit and orchestration topology'."""
+    parts = []
+    for axis_id in tax.views.headline:
+        axis = tax.axes[axis_id]
+        codes = list(axis.families) or [v.code for v in axis.values if v.code and not v.retired]
+        span = f" ({codes[0]}-{codes[-1]})" if len(codes) > 1 else ""
+        label = axis.label if axis.label[:2].isupper() else axis.label[:1].lower() + axis.label[1:]
+        parts.append(label + span)  # "RL involvement" keeps its capitals
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)

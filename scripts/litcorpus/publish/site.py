@@ -26,6 +26,7 @@ from ..model.corpus import Record
 from ..model.taxonomy import Taxonomy
 from ..progress import Progress
 from . import statsdir, viewexports
+from .brand import brand_of
 from .citation import citations, read_cff
 from .claimview import claim_views, claims_by_cell
 from .export import entry_bibtex
@@ -36,6 +37,7 @@ from .presentation import (
     entry_view,
     first_release,
     shared_codes,
+    tagged_by,
     value_name,
     where_query,
     where_text,
@@ -175,17 +177,24 @@ def site_files(
     schema_path = corpus.root / SCHEMA
     schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
     claims = claim_views(result.claims, tax, stats["gaps"])
-    repository = repository_url(read_cff(corpus.root))
+    cff = read_cff(corpus.root)
+    repository = repository_url(cff)
+    brand = brand_of(tax, cff, corpus.root)
+    # a page only for what the corpus declares: no gap table, no gap map; no claim, no claims
+    absent = {"gaps.html": not stats["gaps"], "claims.html": not claims,
+              "screening.html": not stats.get("prisma"), "traces.html": not schema}  # fmt: skip
     env = environment()
     common = {
         "tax": tax,
         "stats": stats,
-        "pages": PAGES,
-        "curator_pages": CURATOR_PAGES,
+        "brand": brand,
+        "tagged_by": tagged_by(tax),
+        "pages": [(p, label) for p, label in PAGES if not absent.get(p)],
+        "curator_pages": [(p, label) for p, label in CURATOR_PAGES if not absent.get(p)],
         "by_key": by_key,
         "version": stats["version"],
         "corpus_hash": stats["corpus"]["hash"],
-        "citations": citations(read_cff(corpus.root), corpus.releases.items, site_url(tax)),
+        "citations": citations(cff, corpus.releases.items, site_url(tax), brand.slug),
         "value_name": lambda axis, value: value_name(tax, axis, value),
         "where_text": lambda where: where_text(tax, where),
         "where_query": where_query,
@@ -244,24 +253,23 @@ def site_files(
         "stats.html.j2",
         sections=stats_sections(stats, tables, figure_titles(stats, tax)),
     )
-    yield page(
-        "gaps.html",
-        "gaps.html.j2",
-        listed=MAX_LISTED,
-        claims_at=claims_by_cell(claims),
-        shades=SHADES,
-        scope_notes=scope_notes(stats, tax),
-    )
     gaps = {g["id"]: g for g in stats["gaps"]}
-    yield page("claims.html", "claims.html.j2", claims=claims, gaps=gaps)
-    yield page("screening.html", "screening.html.j2", exclusions=exclusions)
+    if not absent["gaps.html"]:
+        notes = scope_notes(stats, tax)
+        yield page("gaps.html", "gaps.html.j2", listed=MAX_LISTED, shades=SHADES,
+                   claims_at=claims_by_cell(claims), scope_notes=notes)  # fmt: skip
+    if not absent["claims.html"]:
+        yield page("claims.html", "claims.html.j2", claims=claims, gaps=gaps)
+    if not absent["screening.html"]:
+        yield page("screening.html", "screening.html.j2", exclusions=exclusions)
+    if not absent["traces.html"]:
+        yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
     added = [e for e in entries if e["new"]]
     history = list(reversed(corpus.releases.items))
     excluded = {str(d["id"]): str(d.get("title", "")) for d in exclusions}
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest,
                excluded=excluded)  # fmt: skip
-    yield page("traces.html", "traces.html.j2", schema=schema, rows=schema_rows(schema))
-    yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax))
+    yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax), brand=brand)
     carriers: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in entries:
         for t in e["tags"]:
@@ -269,7 +277,7 @@ def site_files(
     for (axis, value), carrying in sorted(carriers.items()):  # a feed to follow each filter
         what = next(t.text for t in carrying[0]["tags"] if (t.axis, t.value) == (axis, value))
         about = (f"{axis}/{value}.xml", what)
-        yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], site_url(tax), about)
+        yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], site_url(tax), about, brand)
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data
     if schema:

@@ -222,17 +222,11 @@ def build_tables(stats: dict[str, Any], tax: Taxonomy) -> list[Table]:
         tables.append(Table("prisma", "Screening flow", ["box", "detail", "n"], rows))
     if stats.get("prisma_update"):
         tables.append(_update_table(stats["prisma_update"], tax))
-    tables.append(
-        Table(
-            "claims",
-            "The survey's claims, evaluated",
-            ["claim", "held", "expected", "actual"],
-            [
-                [x["id"], "yes" if x["held"] else "no", x["expected"], x["actual"]]
-                for x in stats["claims"]
-            ],
-        )
-    )
+    if stats["claims"]:
+        rows = [[x["id"], "yes" if x["held"] else "no", x["expected"], x["actual"]]
+                for x in stats["claims"]]  # fmt: skip
+        tables.append(Table("claims", "The survey's claims, evaluated",
+                            ["claim", "held", "expected", "actual"], rows))  # fmt: skip
     for name, what in (
         ("agreement", "Second-reader check"),
         ("blind_agreement", "Blind second reader"),

@@ -29,7 +29,7 @@ from ..model.corpus import Corpus
 
 CACHE = ".cache/links.json"
 CACHE_SECONDS = 24 * 3600
-USER_AGENT = "litcorpus-linkcheck/0.1 (+https://github.com/awesome-llm-mas-rl)"
+USER_AGENT = "litcorpus-linkcheck/0.1"
 # Hosts that answer robots with 401/403/429/503 although the page exists for a browser.
 BOT_PROTECTED = frozenset(
     {

@@ -1,4 +1,4 @@
-// Progressive enhancement for the awesome-llm-mas-rl site on every page: the way back from a
+// Progressive enhancement for the site on every page: the way back from a
 // paper page to the list view the reader came from (the list records it as it is left); cells
 // and their address on the gap map; the BibTeX copy buttons. The list page is list.js. Data are only ever written with
 // textContent or attributes, never parsed as HTML.
