@@ -437,6 +437,25 @@ def build(root: Path | None, force: bool) -> None:
     )
 
 
+@cli.command(name="init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--name", default=None, help="The survey's name (default: the folder's name).")
+def init_command(folder: Path, name: str | None) -> None:
+    """Write a new survey into FOLDER (new or empty): a commented taxonomy, an example entry,
+    README, CONTRIBUTING, CITATION.cff, a Makefile and the CI and Pages workflows."""
+    from safewrite.errors import OutputError
+
+    from .model.errors import CommandError
+    from .workflow.init import init_survey
+
+    try:
+        written = init_survey(folder, name)
+    except (OutputError, CommandError) as exc:
+        _fail("init", exc)
+    click.echo(f"wrote {len(written)} files into {folder}: " + ", ".join(written))
+    click.echo(f"next: cd {folder} && make && make test; then open site/index.html")
+
+
 @cli.command(name="release")
 @root_option
 @click.argument("version")

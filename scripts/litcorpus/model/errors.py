@@ -25,6 +25,7 @@ CODES: dict[str, str] = {
     "out-of-memory": "The run needed more memory than the process may use.",
     "system-error": "The system refused to read or write a file the run needed.",
     "site-dependency-missing": "A script the site ships from npm is not installed (npm ci).",
+    "init-refused": "A new survey cannot be written there: the folder holds files, or the name.",
 }
 
 

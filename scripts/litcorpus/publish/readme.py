@@ -135,8 +135,13 @@ def generate_block(
     lines = [
         BEGIN,
         "",
-        f"{len(papers)} entries retained, {n_ex} screened out, {len(papers) + n_ex} "
-        f"audited (corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
+        f"{len(papers)} {'entry' if len(papers) == 1 else 'entries'} retained, "
+        + (
+            f"{n_ex} screened out, {len(papers) + n_ex} audited "
+            if "exclusion" in tax.kinds
+            else ""
+        )
+        + f"(corpus {corpus.version()}, {corpus.hash()}). {tags_sentence(tax)}",
         "",
     ]
     searched = _searched(corpus)
