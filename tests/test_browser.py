@@ -46,12 +46,10 @@ notes: "javascript:window.__pwned=5"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import shutil
 
-    from conftest import FIXTURES
+    from conftest import make_mini_root
 
-    root = tmp_path_factory.mktemp("browser") / "corpus"
-    shutil.copytree(FIXTURES / "corpus", root)
+    root = make_mini_root(tmp_path_factory.mktemp("browser"))  # with the trace schema
     (root / "papers" / "zz-hostile.yaml").write_text(HOSTILE, encoding="utf-8")
     edit_claims = (
         (root / "claims.yaml")

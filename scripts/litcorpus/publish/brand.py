@@ -59,8 +59,7 @@ def _work(ref: dict[str, Any]) -> Work | None:
     family = [str(a.get("family-names") or a.get("name") or "") for a in ref.get("authors") or []
               if isinstance(a, dict)]  # fmt: skip
     family = [f for f in family if f]
-    by = family[0] + (" et al." if len(family) > 2 else " and " + family[1] if len(family) == 2
-                      else "") if family else ""  # fmt: skip
+    by = " and ".join(family) if len(family) <= 2 else f"{family[0]} et al."
     url = str(ref.get("url") or ref.get("repository-code") or "")
     ids = [str(i.get("value")) for i in ref.get("identifiers") or []
            if isinstance(i, dict) and i.get("value")]  # fmt: skip
