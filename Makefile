@@ -89,7 +89,7 @@ $(VERL_STAMP):
 
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
 test: sysdeps $(DEV_STAMP) $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
-	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile --durations=10
 
 golden: $(DEV_STAMP) $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
