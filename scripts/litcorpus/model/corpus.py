@@ -59,6 +59,7 @@ class Corpus:
     problems: list[Problem] = field(default_factory=list)
     releases: Releases = field(default_factory=Releases)
     as_of_day: dt.date | None = None  # set on a view of the corpus as it stood on that day
+    as_of_release: Release | None = None  # set on the view of a release's corpus
 
     def of(self, kind: str) -> list[Record]:
         return [r for r in self.records if r.kind == kind]
@@ -71,7 +72,7 @@ class Corpus:
     def at(self, release: Release) -> Corpus:
         """The records RELEASE holds (with their tags as they are now): its corpus."""
         kept = [r for r in self.records if release.holds(r.kind, r.stem, r.added)]
-        return Corpus(self.root, self.taxonomy, kept, [], self.releases, release.date)
+        return Corpus(self.root, self.taxonomy, kept, [], self.releases, release.date, release)
 
     def after(self, release: Release) -> list[Record]:
         """The records added since RELEASE was made."""
@@ -84,7 +85,8 @@ class Corpus:
         included = [r for r in self.releases.items if r.date <= day]
         if not included:
             return "unreleased"
-        release = included[-1]
+        # a release's own view is that release, though a later one may share its day
+        release = self.as_of_release or included[-1]
         since = len(self.after(release))
         return release.version + (f"+{since}" if since else "")
 
