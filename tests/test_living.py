@@ -306,6 +306,17 @@ def test_a_paper_added_on_a_releases_day_after_it_stays_out_of_it(clone: Path) -
     assert run.returncode == 0, run.stderr
     releases = yaml.safe_load((clone / "releases.yaml").read_text())["releases"]
     assert releases[-1]["changes"]["added"] == ["paper:later2026"]
+    # the second release of the day holds what the first listed too, and each is itself
+    assert litcorpus("stats", "--root", str(clone), "--out", str(out)).returncode == 0
+    live = json.loads((out / "stats.json").read_text())
+    assert (live["version"], live["corpus"]["retained"]) == ("2026.12.1", 88)
+    assert [(r["version"], r["corpus"]["retained"]) for r in live["releases"]][-2:] == [
+        ("2026.12", 87),
+        ("2026.12.1", 88),
+    ]
+    as_of = ("stats", "--root", str(clone), "--as-of", "2026.12", "--out", str(out))
+    assert litcorpus(*as_of).returncode == 0
+    assert json.loads((out / "stats.json").read_text())["version"] == "2026.12"
 
 
 @pytest.mark.parametrize(

@@ -50,16 +50,22 @@ class Release:
     title: str
     ref: str | None = None  # the git ref of its state, when one was recorded
     changes: dict[str, Any] | None = None  # added, removed, retagged since the one before
+    before: Release | None = None  # a release made earlier on the same day
 
     def holds(self, kind: str, stem: str, added: dt.date | None) -> bool:
         """Whether the release holds a record added on ADDED: one added before its day does,
         one added later does not, and one added on its day does when the release lists it among
-        its additions (or lists none): a record added that day after the release was made is
-        not in it."""
+        its additions (or lists none), or an earlier release of that day holds it: a record
+        added that day after the release was made is not in it."""
         if added is None or added > self.date:
             return False
         listed = (self.changes or {}).get("added")
-        return added < self.date or not isinstance(listed, list) or f"{kind}:{stem}" in listed
+        return (
+            added < self.date
+            or not isinstance(listed, list)
+            or f"{kind}:{stem}" in listed
+            or (self.before is not None and self.before.holds(kind, stem, added))
+        )
 
 
 @dataclass(slots=True)
@@ -136,7 +142,8 @@ def load_releases(root: Path, today: dt.date | None = None) -> Releases:
             changes = None
         elif changes is not None:
             r.known(changes, (*path, "changes"), CHANGE_FIELDS, "changes")
-        release = Release(version, date, title, str(ref) if ref else None, changes)
+        same_day = previous if previous is not None and previous.date == date else None
+        release = Release(version, date, title, str(ref) if ref else None, changes, same_day)
         if out.get(version):
             r.bad((*path, "version"), f"release {version} is declared twice")
         elif previous and (date < previous.date or key <= (version_key(previous.version) or key)):
