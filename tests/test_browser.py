@@ -955,7 +955,8 @@ def test_strict_credit_names_its_estimator_as_a_filter_with_its_evidence(
 
 def test_every_reward_family_and_credit_unit_shows_its_quote(live_site: Path) -> None:
     """Each tagged reward family and credit unit other than Not applicable has its quote on
-    the paper's page, under its tag, with its source: stated (curator) or inferred."""
+    the paper's page, under its tag, with its source and what the source means: stated
+    (curator) or inferred."""
     papers = live_papers()
     sources = set()
     for key, d in papers.items():
@@ -969,5 +970,7 @@ def test_every_reward_family_and_credit_unit_shows_its_quote(live_site: Path) ->
             sources.add(item["source"])
             block = f"\u201c{item['quote']}\u201d</p><footer>{item['where']}"
             footers = [part.split("</footer>")[0] for part in page.split(block)[1:]]
-            assert any(f"(source: {item['source']})" in f for f in footers), (key, axis)
+            said = {"curator": "(source: curator: a phrase of the work states it)",
+                    "inferred": "(source: inferred: the parts read do not state it"}  # fmt: skip
+            assert any(said[item["source"]] in f for f in footers), (key, axis)
     assert sources == {"curator", "inferred"}

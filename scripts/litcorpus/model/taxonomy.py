@@ -49,6 +49,8 @@ class FieldSpec:
     axes: tuple[str, ...] = ()  # evidence: the axes whose tagged values need an item
     sources: tuple[str, ...] = ()  # evidence: the allowed values of an item's source
     label: str = ""  # a short name for readers ("Most agents"); the id when not declared
+    # evidence: what each source means, for readers, when `sources` maps them to a sentence
+    meanings: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -153,6 +155,11 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
         fields = {}
         for fpath, f in r.items(k, path, "fields", list):
             pattern = _pattern(r, f, fpath, "pattern")
+            # a list of sources, or a mapping of each to what it means
+            raw = r.get(f, fpath, "sources", (list, dict), [])
+            meanings = (
+                tuple((str(k), str(v)) for k, v in raw.items()) if isinstance(raw, dict) else ()
+            )
             spec = FieldSpec(
                 r.get(f, fpath, "id", str),
                 r.get(f, fpath, "type", str),
@@ -162,8 +169,9 @@ def parse_taxonomy(doc: Document) -> tuple[Taxonomy, list[Problem]]:
                 r.get(f, fpath, "min", int, None),
                 r.get(f, fpath, "max_years_ahead", int, None),
                 tuple(map(str, r.get(f, fpath, "axes", list, []))),
-                tuple(map(str, r.get(f, fpath, "sources", list, []))),
+                tuple(map(str, raw)),
                 r.get(f, fpath, "label", str, ""),
+                meanings,
             )
             if spec.type not in FIELD_TYPES:
                 r.problem(

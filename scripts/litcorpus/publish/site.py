@@ -108,6 +108,7 @@ def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[
         items = data.get(spec.id) if spec.type == "evidence" else None
         if not isinstance(items, dict):
             continue
+        meanings = dict(spec.meanings)
         for t in e["tags"]:
             item = items.get(t.value)
             if t.axis in spec.axes and isinstance(item, dict):
@@ -116,6 +117,7 @@ def evidence_of(e: dict[str, Any], tax: Taxonomy) -> dict[tuple[str, str], dict[
                     "quote": str(item.get("quote", "")),
                     "where": str(item.get("where", "")),
                     "source": source.replace("_", " "),
+                    "meaning": meanings.get(source, ""),
                 }
     return out
 
