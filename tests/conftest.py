@@ -4,6 +4,7 @@ Chromium for the browser tests."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -18,6 +19,10 @@ from snapshot import copy_snapshot
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
+# What only this corpus says of itself: another survey's outputs must hold none of it.
+THIS_SURVEY = re.compile(
+    r"awesome-llm-mas-rl|LLM-based multi-agent|orchestration|2605\.02801|xxzcc", re.IGNORECASE
+)
 
 
 OUTSIDE = str(REPO.parent / "shared")  # the survey's pool beside a checkout; tests/reference

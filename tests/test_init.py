@@ -4,15 +4,15 @@ name, and nothing it publishes names this corpus."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import THIS_SURVEY
+
 LITCORPUS = Path(sys.executable).parent / "litcorpus"
-OURS = re.compile(r"awesome-llm-mas-rl|LLM-based multi-agent|2605\.02801|xxzcc", re.IGNORECASE)
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -61,7 +61,7 @@ def test_a_release_is_cited_by_the_surveys_name_and_nothing_names_this_corpus(
     assert "<title>Statistics · code-agents-rl</title>" in stats_page
     for path in (survey / "site").rglob("*"):
         if path.suffix in (".html", ".xml", ".js", ".bib", ".json", ".md", ".css"):
-            found = OURS.search(path.read_text(encoding="utf-8"))
+            found = THIS_SURVEY.search(path.read_text(encoding="utf-8"))
             assert found is None, (path, found)
 
 

@@ -545,6 +545,7 @@ def test_the_feed_holds_the_latest_release_and_absolute_links_when_the_address_i
     import feedparser
 
     from litcorpus.model.releases import Release
+    from litcorpus.publish.brand import Brand
     from litcorpus.publish.feed import atom_feed
 
     releases = [Release("1", dt.date(2026, 1, 1), "first"), Release("2", dt.date(2026, 6, 1), "s")]
@@ -553,7 +554,8 @@ def test_the_feed_holds_the_latest_release_and_absolute_links_when_the_address_i
          "added": "2026-05-01" if n < 70 else "2025-12-01"}
         for n in range(75)
     ]  # fmt: skip
-    feed = feedparser.parse(atom_feed(entries, releases, "https://example.org/corpus/"))
+    brand = Brand("corpus", "corpus", "A corpus.", "Its curators", "CC0-1.0")
+    feed = feedparser.parse(atom_feed(entries, releases, brand, "https://example.org/corpus/"))
     assert not feed.bozo
     papers = [e.link for e in feed.entries if "/papers/" in e.link]
     assert len(papers) == 70 and all(
@@ -561,7 +563,7 @@ def test_the_feed_holds_the_latest_release_and_absolute_links_when_the_address_i
     )
     assert feed.entries[0].link == "https://example.org/corpus/changes.html#release-2"
     assert feed.feed.links[0].href == "https://example.org/corpus/feed.xml"
-    relative = feedparser.parse(atom_feed(entries[:3], releases[:1]))
+    relative = feedparser.parse(atom_feed(entries[:3], releases[:1], brand))
     assert [e.link for e in relative.entries][:1] == ["papers/k02.html"]
 
 

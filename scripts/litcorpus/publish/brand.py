@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.taxonomy import Taxonomy
+from .citation import author
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +41,6 @@ class Brand:
         return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "corpus"
 
 
-def _people(items: Any) -> list[str]:
-    names = []
-    for a in items if isinstance(items, list) else []:
-        if isinstance(a, dict):
-            name = a.get("name") or " ".join(
-                str(a[k]) for k in ("given-names", "family-names") if a.get(k)
-            )
-            if name:
-                names.append(str(name))
-    return names
-
-
 def _work(ref: dict[str, Any]) -> Work | None:
     title = str(ref.get("title") or "").strip()
     if not title:
@@ -75,7 +64,7 @@ def brand_of(tax: Taxonomy, cff: dict[str, Any], root: Path) -> Brand:
     title = str(cff.get("title") or "").strip()
     name = views.name or title.split(":", 1)[0].strip() or root.resolve().name or "corpus"
     description = views.description or " ".join(str(cff.get("abstract") or "").split())
-    people = _people(cff.get("authors"))
+    people = [n for n in map(author, cff.get("authors") or []) if n]
     works = [w for ref in cff.get("references") or [] if isinstance(ref, dict)
              for w in [_work(ref)] if w]  # fmt: skip
     return Brand(

@@ -28,7 +28,8 @@ class Citation:
     bibtex: str
 
 
-def _author(a: Any) -> str:
+def author(a: Any) -> str:
+    """A CITATION.cff person or body as its name reads: 'Given Family', or the body's name."""
     if not isinstance(a, dict):
         return ""
     if a.get("name"):
@@ -41,7 +42,7 @@ def _bib_author(a: Any) -> str:
     if isinstance(a, dict) and a.get("family-names"):
         given = f", {a['given-names']}" if a.get("given-names") else ""
         return bib_text(f"{a['family-names']}{given}")
-    return "{" + bib_text(_author(a)) + "}"
+    return "{" + bib_text(author(a)) + "}"
 
 
 def read_cff(root: Path) -> dict[str, Any]:
@@ -63,8 +64,8 @@ def citations(
     title = str(cff.get("title") or "").strip()
     if not title:
         return []
-    authors = [a for a in cff.get("authors") or [] if _author(a)]
-    names = ", ".join(_author(a) for a in authors) or "Anonymous"
+    authors = [a for a in cff.get("authors") or [] if author(a)]
+    names = ", ".join(author(a) for a in authors) or "Anonymous"
     out = []
     for r in reversed(releases):
         key = f"{slug}-" + r.version.replace(".", "-")

@@ -49,15 +49,15 @@ def _item(id_: str, title: str, day: str, href: str, summary: str, category: str
 def atom_feed(
     entries: list[dict[str, Any]],
     releases: list[Release],
+    brand: Brand,
     base: str | None = None,
     about: tuple[str, str] | None = None,
-    brand: Brand | None = None,
 ) -> bytes:
     """The feed of ENTRIES (their `added` days) and RELEASES; BASE is the site's public
     address, ending in /, when known. ABOUT, (path, what), makes it the feed of one filter,
     at feeds/PATH under the root: its entries only, titled by WHAT. BRAND names the corpus
     (its name also keys the ids, so they stay what they were wherever it is published)."""
-    name = brand.name if brand else "corpus"
+    name = brand.name
     namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/{name}")
     home = base or ("../../" if about else "")
     if about:
@@ -96,7 +96,6 @@ def atom_feed(
     updated = items[0][0] if items else "1970-01-01"
     path, what = about or ("", "")
     title = f"{name}: new entries tagged {what}" if what else f"{name}: new entries and releases"
-    author = brand.authors if brand else f"The {name} contributors"
     head = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom">\n'
@@ -104,7 +103,7 @@ def atom_feed(
         f"<title>{escape(title)}</title>\n"
         f"<subtitle>Each entry as it is added to {escape(name)}, and each release.</subtitle>\n"
         f"<updated>{_stamp(updated)}</updated>\n"
-        f"<author><name>{escape(author)}</name></author>\n"
+        f"<author><name>{escape(brand.authors)}</name></author>\n"
         f'<link rel="self" type="application/atom+xml" '
         f"href={quoteattr(home + ('feeds/' + path if path else 'feed.xml'))}/>\n"
         f'<link rel="alternate" type="text/html" href={quoteattr(home + "index.html")}/>\n'

@@ -271,7 +271,7 @@ def site_files(
     excluded = {str(d["id"]): str(d.get("title", "")) for d in exclusions}
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest,
                excluded=excluded)  # fmt: skip
-    yield "feed.xml", atom_feed(entries, corpus.releases.items, site_url(tax), brand=brand)
+    yield "feed.xml", atom_feed(entries, corpus.releases.items, brand, site_url(tax))
     carriers: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in entries:
         for t in e["tags"]:
@@ -279,7 +279,7 @@ def site_files(
     for (axis, value), carrying in sorted(carriers.items()):  # a feed to follow each filter
         what = next(t.text for t in carrying[0]["tags"] if (t.axis, t.value) == (axis, value))
         about = (f"{axis}/{value}.xml", what)
-        yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], site_url(tax), about, brand)
+        yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], brand, site_url(tax), about)
     for rel, data in stats_files.items():
         yield f"stats/{rel}", data
     if schema:
