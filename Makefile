@@ -18,16 +18,19 @@ all: install $(SITE_NODE) ## Install, check, then write stats/, the README list 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+# The three packages, editable: the corpus's site documents the trace schema (litcorpus[traces]).
+PACKAGES := packages/surewrite packages/orchtrace packages/litcorpus
+PYPROJECTS := pyproject.toml $(addsuffix /pyproject.toml,$(PACKAGES))
+$(STAMP): $(PYPROJECTS)
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e packages/surewrite -e packages/orchtrace -e 'packages/litcorpus[traces]'
 	touch $(STAMP)
 
-# What the tests, lint and bench add: the dev tools and the cluster extra (Ray).
+# What the tests, lint and bench add: the dev tools and orchtrace's extras (Ray among them).
 DEV_STAMP := $(VENV)/.dev
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,cluster]'
+	$(BIN)/pip install --quiet -e packages/surewrite -e 'packages/orchtrace[otlp,runs,ray]' -e 'packages/litcorpus[traces]' --group dev
 	touch $(DEV_STAMP)
 
 install: $(STAMP) ## Create .venv and install the toolkit, what the main job needs (quick when done)
@@ -74,7 +77,7 @@ $(CFF_SCHEMA):
 TRAINERS_STAMP := $(VENV)/.trainers
 $(TRAINERS_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet 'torch==2.13.0'
-	$(BIN)/pip install --quiet -e '.[test-trainers]'
+	$(BIN)/pip install --quiet --group trainers
 	touch $(TRAINERS_STAMP)
 
 # verl, for the test that runs its own reward manager on compute_score, in an environment of its
@@ -87,17 +90,27 @@ $(VERL_STAMP):
 	$(VERL_VENV)/bin/pip install --quiet 'verl>=0.9,<0.10' 'msgspec>=0.18,<1' 'orjson>=3.9,<4'
 	touch $(VERL_STAMP)
 
+# The wheels the packages' install tests put into fresh environments (tests/test_packages.py):
+# the three packages' dependencies with the otlp and runs extras, and what builds them.
+WHEELHOUSE := .cache/wheelhouse/.done
+$(WHEELHOUSE): $(PYPROJECTS) | $(STAMP)
+	$(BIN)/pip download --quiet --dest .cache/wheelhouse 'setuptools>=77' wheel \
+		./packages/surewrite './packages/orchtrace[otlp,runs]' ./packages/litcorpus
+	touch $(WHEELHOUSE)
+
 # One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps $(DEV_STAMP) $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) ## Run the test suite (browser tests use /usr/bin/chromium)
+test: sysdeps $(DEV_STAMP) $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) $(WHEELHOUSE) ## Run the test suite (browser tests use /usr/bin/chromium)
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile --durations=10
 
 golden: $(DEV_STAMP) $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
 lint: $(DEV_STAMP) ## Run ruff, mypy, the import contracts (import-linter) and actionlint on the workflows
-	$(BIN)/ruff check scripts tests
-	$(BIN)/ruff format --check scripts tests
-	$(BIN)/mypy
+	$(BIN)/ruff check packages tests
+	$(BIN)/ruff format --check packages tests
+	$(BIN)/mypy -p surewrite
+	$(BIN)/mypy -p orchtrace
+	$(BIN)/mypy -p litcorpus
 	$(BIN)/lint-imports
 	$(BIN)/actionlint .github/workflows/*.yml
 

@@ -611,8 +611,8 @@ def test_bad_command(case: BadCommand, tmp_path_factory: pytest.TempPathFactory)
 def test_import_never_writes_a_trace_that_validate_rejects() -> None:
     """The last line of import's checks: whatever the spans were, a trace with an error in
     validate's eyes is refused, by validate's code."""
-    from orchtrace.importcheck import check_traces
-    from orchtrace.spans import ImportError_
+    from orchtrace.readers.importcheck import check_traces
+    from orchtrace.readers.spans import ImportError_
 
     trace = json.loads(TRACE.read_text())
     check_traces([trace])

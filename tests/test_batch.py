@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from conftest import REPO
-from orchtrace import batch
-from orchtrace.examine import examine
-from orchtrace.metrics import metrics
-from orchtrace.runinputs import Chunk
-from orchtrace.runrows import chunk_tables
+from orchtrace.measures.examine import examine
+from orchtrace.measures.metrics import metrics
+from orchtrace.runs import batch
+from orchtrace.runs.runinputs import Chunk
+from orchtrace.runs.runrows import chunk_tables
 from test_orchtrace import CASES, example
 
 sys.path.insert(0, str(REPO / "tests" / "bench"))

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import build_site
-from safewrite.tree import write_tree
+from surewrite.tree import write_tree
 
 HOSTILE = """key: zz-hostile
 title: "<img src=x onerror=\\"window.__pwned=1\\"> Hostile <script>window.__pwned=2</script>"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from orchtrace import rewards
-from orchtrace.importcheck import import_traces
-from orchtrace.spans import ImportError_
+from orchtrace.readers.importcheck import import_traces
+from orchtrace.readers.spans import ImportError_
 
 FOLDER = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports" / "claude-code-spotter"
 SESSION = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"

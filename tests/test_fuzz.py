@@ -14,14 +14,20 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import orchtrace.table
+import orchtrace.core.table
 from conftest import FIXTURES, REPO, make_mini_root
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
-from orchtrace.metrics import metrics
-from orchtrace.table import _HashTable, locate
-from orchtrace.trace import Document, parse
-from orchtrace.validate import validate
+from orchtrace.core.table import _HashTable, locate
+from orchtrace.core.trace import Document, parse
+from orchtrace.measures.examine import examine_document
+from orchtrace.measures.metrics import metrics
+
+
+def validate(doc: Document) -> list[Any]:
+    """Every problem of one parsed trace, as `orchtrace validate` reports them."""
+    return examine_document(doc).problems
+
 
 ALPHA = FIXTURES / "corpus" / "papers" / "alpha-rl.yaml"
 FIELDS = list(yaml.safe_load(ALPHA.read_text()))
@@ -185,14 +191,14 @@ def test_id_lookup_matches_a_dict(ids: list[str], wanted: list[str]) -> None:
         if x in first:
             expected.append((i, first[x]))
         first.setdefault(x, i)
-    small = orchtrace.table.SMALL_TABLE
+    small = orchtrace.core.table.SMALL_TABLE
     try:
-        for orchtrace.table.SMALL_TABLE in (small, 0):  # a dict, then the table of hashes
+        for orchtrace.core.table.SMALL_TABLE in (small, 0):  # a dict, then the table of hashes
             found, repeats = locate(ids, wanted)
             assert found.tolist() == [ids.index(w) if w in ids else -1 for w in wanted]
             assert repeats == expected
     finally:
-        orchtrace.table.SMALL_TABLE = small
+        orchtrace.core.table.SMALL_TABLE = small
 
 
 @FUZZ
@@ -275,7 +281,7 @@ def test_title_blocks_score_the_same_as_a_matrix_or_pair_by_pair(words: list[lis
     st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=12),
 )
 def test_spawn_depth_counts_each_parent_chain(parent: dict[str, str], agents: list[str]) -> None:
-    from orchtrace.lineage import depths
+    from orchtrace.core.lineage import depths
 
     def walk(x: str) -> int:  # the definition: steps up to an agent without a parent
         steps, seen = 0, {x}
@@ -366,10 +372,10 @@ UNTIMED = [
 @FUZZ
 @given(st.data())
 def test_mangled_span_exports_import_or_say_why(data: st.DataObject) -> None:
-    from orchtrace.importcheck import import_traces
-    from orchtrace.importers import to_traces
-    from orchtrace.spanfiles import read_spans
-    from orchtrace.spans import ImportError_
+    from orchtrace.readers.importcheck import import_traces
+    from orchtrace.readers.importers import to_traces
+    from orchtrace.readers.spanfiles import read_spans
+    from orchtrace.readers.spans import ImportError_
 
     doc = copy.deepcopy(data.draw(st.sampled_from([OTLP, *UNTIMED])))
     for _ in range(data.draw(st.integers(1, 3))):
@@ -417,8 +423,8 @@ TRANSCRIPT = [
 @given(st.data())
 def test_mangled_claude_code_transcripts_import_or_say_why(data: st.DataObject) -> None:
     # a real session with its sub-agent's records as side chains (PROVENANCE), values replaced
-    from orchtrace.importcheck import import_traces
-    from orchtrace.spans import ImportError_
+    from orchtrace.readers.importcheck import import_traces
+    from orchtrace.readers.spans import ImportError_
 
     lines = copy.deepcopy(TRANSCRIPT)
     for _ in range(data.draw(st.integers(1, 3))):

@@ -22,7 +22,7 @@ from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import write_site
 from litcorpus.publish.statsdir import write_stats
-from safewrite import tree as atomic
+from surewrite import tree as atomic
 
 WRITERS = {
     "stats": lambda corpus, out: write_stats(analyse(corpus), out),
@@ -391,7 +391,7 @@ def test_a_build_that_fails_half_way_says_what_it_wrote(
     written before it, whole, instead of 'nothing was changed' alone."""
     from litcorpus.publish import site
     from litcorpus.workflow.build import build
-    from safewrite.errors import OutputError, os_failure
+    from surewrite.errors import OutputError, os_failure
 
     (mini_root / "README.md").write_text(README, encoding="utf-8")
 
@@ -408,10 +408,10 @@ def test_a_build_that_fails_half_way_says_what_it_wrote(
 def test_a_ctrl_c_that_lands_in_a_weakref_callback_still_ends_the_run() -> None:
     """Python ignores an exception raised inside a weak-reference callback: a Ctrl-C landing
     there (the collector runs them at any allocation) let a run finish and exit 0. With
-    safewrite.interrupts installed, as both commands' entry points install it, the run ends."""
+    surewrite.interrupts installed, as both commands' entry points install it, the run ends."""
     code = (
         "import time, weakref\n"
-        "from safewrite.interrupts import lasting_interrupts\n"
+        "from surewrite.interrupts import lasting_interrupts\n"
         "lasting_interrupts()\n"
         "class A: pass\n"
         "def interrupted(_):\n"

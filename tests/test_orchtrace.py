@@ -21,9 +21,16 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import REPO
-from orchtrace.metrics import metrics
-from orchtrace.trace import Document, parse, read_traces, schema
-from orchtrace.validate import validate
+from orchtrace.core.schema import FILES, schema, schema_bytes
+from orchtrace.core.trace import Document, parse, read_traces
+from orchtrace.measures.examine import examine_document
+from orchtrace.measures.metrics import metrics
+
+
+def validate(doc: Document) -> list[Any]:
+    """Every problem of one parsed trace, as `orchtrace validate` reports them."""
+    return examine_document(doc).problems
+
 
 EXAMPLES = REPO / "traces" / "examples"
 
@@ -47,7 +54,15 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 
 def test_schema_reference_is_current() -> None:
-    assert orchtrace("schema-doc", "--check").returncode == 0
+    assert (
+        orchtrace("schema-doc", "--check", "--out", str(REPO / "traces/SCHEMA.md")).returncode == 0
+    )
+
+
+def test_the_repositorys_schemas_are_the_shipped_ones() -> None:
+    """traces/ documents the schemas orchtrace ships as package data: the same bytes."""
+    for fmt, name in FILES.items():
+        assert (REPO / "traces" / name).read_bytes() == schema_bytes(fmt), name
 
 
 # name: (W, S, ideal, observed, peak, fan-out max, depth, finish, coverage, wasted, PARL)
@@ -502,7 +517,7 @@ def test_typed_decoding_keeps_ints_and_reads_absent_fields_as_none() -> None:
 
 
 def test_schema_keywords_the_decoder_does_not_know_are_refused() -> None:
-    from orchtrace.model import _field_type
+    from orchtrace.core.model import _field_type
 
     assert _field_type("id", {"type": "string", "minLength": 1}) is not None
     with pytest.raises(ValueError, match="pattern"):
@@ -574,16 +589,16 @@ def _spoiled(text: str) -> str:
 @pytest.fixture
 def small_worker_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Traces of a kilobyte get a worker, on this machine whatever its cores."""
-    import orchtrace.examine
+    import orchtrace.measures.examine
 
-    monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
+    monkeypatch.setattr(orchtrace.measures.examine, "PARALLEL_BYTES", 1_000)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
 
 
 def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
     """The pids of the workers examine starts from now on (killed at once if KILL)."""
-    import orchtrace.examine
-    from orchtrace.worker import Worker
+    import orchtrace.measures.examine
+    from orchtrace.core.worker import Worker
 
     pids: list[int] = []
     real = Worker.start
@@ -596,7 +611,7 @@ def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
             os.kill(worker.pid, signal.SIGKILL)
         return worker
 
-    monkeypatch.setattr(orchtrace.examine.Worker, "start", start)
+    monkeypatch.setattr(orchtrace.measures.examine.Worker, "start", start)
     return pids
 
 
@@ -604,9 +619,9 @@ def _started(monkeypatch: pytest.MonkeyPatch, kill: bool = False) -> list[int]:
 def test_a_worker_process_gives_the_same_answers(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import orchtrace.examine
-    from orchtrace.examine import examine
-    from orchtrace.formats import convert_trace
+    import orchtrace.measures.examine
+    from orchtrace.core.formats import convert_trace
+    from orchtrace.measures.examine import examine
 
     text = _generated(3_000)
     pids = _started(monkeypatch)
@@ -623,16 +638,16 @@ def test_a_worker_process_gives_the_same_answers(
     assert examine(repeated, "x", measure=True).measures is None
     for spoiled in (_spoiled(text), json.dumps(nan), repeated):
         with_worker = examine(spoiled, "x", measure=True).problems
-        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 10**12)
+        monkeypatch.setattr(orchtrace.measures.examine, "PARALLEL_BYTES", 10**12)
         assert with_worker and with_worker == examine(spoiled, "x", measure=True).problems
-        monkeypatch.setattr(orchtrace.examine, "PARALLEL_BYTES", 1_000)
+        monkeypatch.setattr(orchtrace.measures.examine, "PARALLEL_BYTES", 1_000)
 
 
 @pytest.mark.usefixtures("small_worker_threshold")
 def test_a_worker_that_dies_is_replaced_by_the_caller(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from orchtrace.examine import examine
+    from orchtrace.measures.examine import examine
 
     text = _generated(3_000)
     pids = _started(monkeypatch, kill=True)
@@ -650,7 +665,7 @@ def _squares(fail_at: int) -> Generator[int, int, None]:
 
 @pytest.mark.usefixtures("small_worker_threshold")
 def test_a_worker_answers_in_turn_and_stops_at_a_failure() -> None:
-    from orchtrace.worker import Worker
+    from orchtrace.core.worker import Worker
 
     worker = Worker.start(_squares, 3)
     assert worker is not None
@@ -685,7 +700,7 @@ def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:
 
 
 def test_the_html_view_of_a_large_trace_stays_small(tmp_path: Path) -> None:
-    from orchtrace.html import MAX_DRAWN, render_html
+    from orchtrace.measures.html import MAX_DRAWN, render_html
 
     trace = json.loads(_generated(MAX_DRAWN * 3))
     measures = metrics(trace)

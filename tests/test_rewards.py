@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchtrace import rewards
-from orchtrace.importers import to_traces
+from orchtrace.readers.importers import to_traces
+from orchtrace.readers.spanfiles import read_spans
 from orchtrace.rewards import REWARDS, RewardUnavailable
-from orchtrace.spanfiles import read_spans
 from orchtrace.trainers import compute_score, trl_reward
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"

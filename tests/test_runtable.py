@@ -29,9 +29,9 @@ import zstandard
 
 from conftest import REPO
 from orchtrace import rewards
-from orchtrace.runinputs import InputError, expand, plan
-from orchtrace.runrows import EVENT_COLUMNS, TRACE_COLUMNS
-from orchtrace.runtable import (
+from orchtrace.runs.runinputs import InputError, expand, plan
+from orchtrace.runs.runrows import EVENT_COLUMNS, TRACE_COLUMNS
+from orchtrace.runs.runtable import (
     _prepare,
     build,
     events_path,
@@ -123,8 +123,8 @@ def test_every_kind_of_input_is_a_row(mixed: Path, tmp_path: Path) -> None:
     # the rows' rewards are the library's, and each null names its code
     for source, trace in ((langgraph, None), ("artifact.json", mixed / "artifact.json")):
         if trace is None:
-            from orchtrace.importers import to_traces
-            from orchtrace.spanfiles import read_spans
+            from orchtrace.readers.importers import to_traces
+            from orchtrace.readers.spanfiles import read_spans
 
             (trace,), _ = to_traces(read_spans((mixed / "spans.pb").read_bytes()), "auto")
         expected = rewards.all_rewards(trace)
@@ -173,7 +173,7 @@ def test_inputs_that_name_nothing_are_a_usage_error(tmp_path: Path, mixed: Path)
 def run_table(folder: Path, out: Path, *more: str) -> subprocess.Popen[str]:
     # chunks of one line each, so that a run is many chunks
     code = (
-        "import sys; import orchtrace.runinputs as r; r.CHUNK_BYTES = 1; r.CHUNK_FILES = 1;"
+        "import sys; import orchtrace.runs.runinputs as r; r.CHUNK_BYTES = 1; r.CHUNK_FILES = 1;"
         "from orchtrace.cli import main; sys.argv = ['orchtrace', *sys.argv[1:]]; main()"
     )
     return subprocess.Popen(
@@ -254,9 +254,7 @@ def test_the_ray_engine_without_ray_names_the_extra(tmp_path: Path, mixed: Path)
         [sys.executable, "-c", code, "table", *args], capture_output=True, text=True
     )
     assert done.returncode == 2
-    assert done.stderr == (
-        "orchtrace table: --engine ray needs Ray: pip install 'awesome-llm-mas-rl[cluster]'\n"
-    )
+    assert done.stderr == ("orchtrace table: needs ray: pip install 'orchtrace[ray]'\n")
     assert not out.exists()
 
 
@@ -499,7 +497,7 @@ def test_a_value_no_column_holds_is_a_row_not_a_stopped_run(case: str, tmp_path:
 def test_a_trace_orchtrace_fails_on_is_a_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import orchtrace.runrows as runrows
+    import orchtrace.runs.runrows as runrows
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -532,7 +530,7 @@ def bomb(size: int) -> bytes:
 
 
 def test_a_decompression_bomb_is_too_large(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import orchtrace.runinputs as runinputs
+    import orchtrace.runs.runinputs as runinputs
 
     # caps made small: what a 13 MB gzip bomb does to the real 512 MiB ones, in a second
     monkeypatch.setattr(runinputs, "MAX_INPUT_BYTES", 1 << 20)
@@ -578,8 +576,8 @@ def test_a_second_run_on_the_same_output_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "run.parquet"
     # the first run, slowed to a tenth of a second a chunk so that the second meets it
     slow = (
-        "import sys, time; import orchtrace.runinputs as r; r.CHUNK_BYTES = 1;"
-        "import orchtrace.runtable as t; run = t.run_chunk;"
+        "import sys, time; import orchtrace.runs.runinputs as r; r.CHUNK_BYTES = 1;"
+        "import orchtrace.runs.runtable as t; run = t.run_chunk;"
         "t.run_chunk = lambda *a: (time.sleep(0.1), run(*a))[1];"
         "from orchtrace.cli import main; sys.argv = ['orchtrace', *sys.argv[1:]]; main()"
     )

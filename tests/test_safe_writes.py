@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from safewrite import files
-from safewrite.errors import OutputError
-from safewrite.paths import check_dir_output
+from surewrite import files
+from surewrite.errors import OutputError
+from surewrite.paths import check_dir_output
 
 BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex" / "good.bib"
 
@@ -173,7 +173,7 @@ def test_an_earlier_output_may_be_replaced_and_an_empty_folder_used(tmp_path: Pa
 def test_a_tree_file_that_would_leave_its_folder_is_refused(tmp_path: Path, name: str) -> None:
     """The last line behind the checked ids: whatever names a file of a tree, it stays in it.
     (An absolute name points into the test's folder: a regression must not write elsewhere.)"""
-    from safewrite.tree import write_tree
+    from surewrite.tree import write_tree
 
     name = name.replace("/ABS", str(tmp_path))
     (tmp_path / "README.md").write_text("mine\n")

@@ -346,7 +346,7 @@ def test_a_killed_decision_is_finished_by_the_next_run(queued: Path) -> None:
     command that takes the lock; one killed before it left nothing."""
     code = (
         "import os, sys, signal\n"
-        "import safewrite.transaction as t\n"
+        "import surewrite.transaction as t\n"
         "real = t._place\n"
         "def stop(root, entries):\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"

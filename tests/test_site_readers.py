@@ -20,8 +20,8 @@ from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.listing import PAGE_SIZE
 from litcorpus.publish.site import build_site
-from safewrite.tree import write_tree
 from snapshot import copy_snapshot
+from surewrite.tree import write_tree
 from test_browser import status_is, visible_keys, wait_for
 
 N = 84  # the survey's snapshot's entries: one page of the list (the pager has tests of its own)

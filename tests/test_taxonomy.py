@@ -9,7 +9,7 @@ from conftest import REPO, edit
 from litcorpus.analysis.result import check
 from litcorpus.model.taxonomy import load_taxonomy
 
-SOURCE = REPO / "scripts" / "litcorpus"
+SOURCE = REPO / "packages" / "litcorpus" / "src" / "litcorpus"
 
 
 def test_required_when_applies_only_to_its_condition(mini_root: Path) -> None:

@@ -19,11 +19,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import REPO
-from orchtrace.codes import CODES
-from orchtrace.examine import examine, examine_document
-from orchtrace.formats import convert_trace
-from orchtrace.metrics import metrics
-from orchtrace.trace import Document, _plain, parse
+from orchtrace.core.codes import CODES
+from orchtrace.core.formats import convert_trace
+from orchtrace.core.trace import Document, _plain, parse
+from orchtrace.measures.examine import examine, examine_document
+from orchtrace.measures.metrics import metrics
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "traces" / "artifact"
 PUBLISHED = json.loads((HERE / "trace_schema.json").read_text())

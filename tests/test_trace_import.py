@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from orchtrace.examine import examine
-from orchtrace.importcheck import import_traces
-from orchtrace.importers import to_traces
-from orchtrace.spanfiles import read_spans
-from orchtrace.spans import ImportError_
+from orchtrace.measures.examine import examine
+from orchtrace.readers.importcheck import import_traces
+from orchtrace.readers.importers import to_traces
+from orchtrace.readers.spanfiles import read_spans
+from orchtrace.readers.spans import ImportError_
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
 
@@ -897,7 +897,7 @@ def test_zipkin_v2_spans_with_shared_rpc_halves() -> None:
     # a03ee8fff1dcd9b9, 13 ids: three ids are both a CLIENT span and a SERVER span marked
     # "shared" (one RPC's two halves). Each server half becomes its client's child, <id>.server.
     # The root, routing's SERVER span 2e8cfb154b59a41f, lasts 131848 us.
-    from orchtrace.spanfiles import read_spans
+    from orchtrace.readers.spanfiles import read_spans
 
     raw = (EXPORTS / "zipkin-yelp-location-update.json").read_bytes()
     spans = read_spans(raw)
@@ -925,8 +925,8 @@ def test_a_zipkin_api_response_from_a_second_project() -> None:
     # parent id is the shared one), so it splits the server's own time rather than hiding
     # under it; "receive" 0.472357-0.536129 starts after its producer ended and takes none of
     # the producer's time. One service, in sequence: speedup 1.
-    from orchtrace.metrics import metrics
-    from orchtrace.spanfiles import read_spans
+    from orchtrace.measures.metrics import metrics
+    from orchtrace.readers.spanfiles import read_spans
 
     raw = (EXPORTS / "zipkin-eventuate-tram-sleuth-trace.json").read_bytes()
     spans = {s.span_id: s for s in read_spans(raw)}

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from orchtrace.importcheck import import_traces
-from orchtrace.metrics import metrics
-from orchtrace.spans import ImportError_
+from orchtrace.measures.metrics import metrics
+from orchtrace.readers.importcheck import import_traces
+from orchtrace.readers.spans import ImportError_
 from test_trace_import import imported as imported_all
 from test_trace_import import measured
 

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orchtrace.examine import examine
-from orchtrace.importcheck import import_traces
+from orchtrace.measures.examine import examine
+from orchtrace.readers.importcheck import import_traces
 
 KINDS = ("agent", "chat", "tool", "node", "chain", "plain")
 

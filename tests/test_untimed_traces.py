@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from orchtrace import rewards
-from orchtrace.importcheck import import_traces
-from orchtrace.spans import ImportError_
+from orchtrace.readers.importcheck import import_traces
+from orchtrace.readers.spans import ImportError_
 from test_trace_import import measured
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"

@@ -24,7 +24,8 @@ def test_verl_reward_manager_calls_compute_score() -> None:
         f"Trace: {TRACE}",
         "traces/examples/swarm.json",
     ]
-    env = {**os.environ, "PYTHONPATH": str(REPO / "scripts")}
+    sources = [REPO / "packages" / name / "src" for name in ("surewrite", "orchtrace")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, sources))}
     script = REPO / "tests" / "verl_manager.py"
     command = [str(VERL_PYTHON), str(script), str(REPO), json.dumps(completions)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300)

@@ -26,7 +26,7 @@ config = OmegaConf.create(
     {
         "reward": {
             "custom_reward_function": {
-                "path": f"{repo}/scripts/orchtrace/trainers.py",
+                "path": f"{repo}/packages/orchtrace/src/orchtrace/trainers.py",
                 "name": "compute_score",
                 "reward_kwargs": {"reward": "critical_steps", "missing": -1.0},
             }

@@ -139,7 +139,7 @@ PEER_SCHEMA = {
 
 
 ONE_PROCESS = (
-    "import sys; import orchtrace.examine as e; from orchtrace.cli import main;"
+    "import sys; import orchtrace.measures.examine as e; from orchtrace.cli import main;"
     "e.PARALLEL_BYTES = 1 << 62; sys.argv = ['orchtrace', 'metrics', sys.argv[1], '--format',"
     " 'json']; main()"
 )

@@ -193,7 +193,7 @@ def readers(shard: Path, reps: int = 5) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    from orchtrace.model import decode
+    from orchtrace.core.model import decode
 
     data = shard.read_bytes()
     lines = data.splitlines()
