@@ -35,7 +35,7 @@ $(DEV_STAMP): $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the toolkit, what the main job needs (quick when done)
 
-install-dev: $(DEV_STAMP) ## Add the test, lint and cluster tools to .venv
+install-dev: $(DEV_STAMP) ## Add the test and lint tools and orchtrace's extras (Ray among them) to .venv
 
 check: install ## Validate taxonomy, papers, exclusions and claims (warnings fail too)
 	$(LITCORPUS) check --strict
@@ -106,8 +106,8 @@ golden: $(DEV_STAMP) $(SITE_NODE) ## Regenerate the golden files under tests/gol
 	LITCORPUS_GOLDEN=update $(BIN)/pytest -q -k golden
 
 lint: $(DEV_STAMP) ## Run ruff, mypy, the import contracts (import-linter) and actionlint on the workflows
-	$(BIN)/ruff check packages tests
-	$(BIN)/ruff format --check packages tests
+	$(BIN)/ruff check packages tests conftest.py
+	$(BIN)/ruff format --check packages tests conftest.py
 	$(BIN)/mypy -p surewrite
 	$(BIN)/mypy -p orchtrace
 	$(BIN)/mypy -p litcorpus

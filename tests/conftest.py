@@ -3,11 +3,8 @@ Chromium for the browser tests."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,37 +15,12 @@ from snapshot import copy_snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
+TRACE_FIXTURES = REPO / "packages" / "orchtrace" / "tests" / "fixtures"  # real exports
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
 # What only this corpus says of itself: another survey's outputs must hold none of it.
 THIS_SURVEY = re.compile(
     r"awesome-llm-mas-rl|LLM-based multi-agent|orchestration|2605\.02801|xxzcc", re.IGNORECASE
 )
-
-
-OUTSIDE = str(REPO.parent / "shared")  # the survey's pool beside a checkout; tests/reference
-OUTSIDE_READS: list[str] = []  # holds what the tests need of it
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open" and isinstance(args[0], str | Path) and str(args[0]).startswith(OUTSIDE):
-        OUTSIDE_READS.append(str(args[0]))
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """One figure cache for the whole run, subprocesses included: a figure whose data some
-    earlier test already drew is not drawn again (figures.build_figures). A file opened beside
-    the repository, in ../shared, fails the test that opened it: a clone with nothing beside it
-    must pass."""
-    if "LITCORPUS_CACHE" not in os.environ:
-        os.environ["LITCORPUS_CACHE"] = tempfile.mkdtemp(prefix="litcorpus-test-cache-")
-    sys.addaudithook(_audit)
-
-
-@pytest.fixture(autouse=True)
-def _nothing_read_beside_the_repository() -> Iterator[None]:
-    yield
-    read, OUTSIDE_READS[:] = OUTSIDE_READS[:], []
-    assert not read, f"the test opened files outside the repository: {read[:5]}"
 
 
 def make_mini_root(parent: Path) -> Path:

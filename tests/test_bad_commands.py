@@ -73,7 +73,15 @@ def orch(*args: str | Callable[[Path, Path], str]) -> Argv:
 
 
 TRACE = Path(__file__).resolve().parents[1] / "traces" / "examples" / "centralized.json"
-OTLP = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports" / "otel-proto-trace.json"
+OTLP = (
+    Path(__file__).resolve().parents[1]
+    / "packages"
+    / "orchtrace"
+    / "tests"
+    / "fixtures"
+    / "exports"
+    / "otel-proto-trace.json"
+)
 
 
 def trace(text: Callable[[str], str] = lambda t: t) -> Callable[[Path, Path], None]:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import orchtrace.core.table
-from conftest import FIXTURES, REPO, make_mini_root
+from conftest import FIXTURES, REPO, TRACE_FIXTURES, make_mini_root
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 from orchtrace.core.table import _HashTable, locate
@@ -356,10 +356,10 @@ def _places(node: Any) -> list[tuple[Any, Any]]:
     return out
 
 
-# real exports that record no times (tests/fixtures/traces/exports/PROVENANCE), read in steps
-# mode: SWE-agent, mini-SWE-agent, ATIF without timestamps, AgentOps without start times
+# real exports that record no times (their PROVENANCE beside them), read in steps mode:
+# SWE-agent, mini-SWE-agent, ATIF without timestamps, AgentOps without start times
 UNTIMED = [
-    json.loads((REPO / "tests" / "fixtures" / "traces" / "exports" / name).read_bytes())
+    json.loads((TRACE_FIXTURES / "exports" / name).read_bytes())
     for name in (
         "sweagent-testrepo-function-calling.traj",
         "mini-swe-agent-deterministic.traj.json",
@@ -410,7 +410,7 @@ def test_a_huge_word_folds_in_linear_time() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
 
 
-SPOTTER = REPO / "tests" / "fixtures" / "traces" / "exports" / "claude-code-spotter"
+SPOTTER = TRACE_FIXTURES / "exports" / "claude-code-spotter"
 TRANSCRIPT = [
     json.loads(line)
     for name in ("ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",

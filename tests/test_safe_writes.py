@@ -14,7 +14,6 @@ import pytest
 
 from surewrite import files
 from surewrite.errors import OutputError
-from surewrite.paths import check_dir_output
 
 BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex" / "good.bib"
 
@@ -155,30 +154,3 @@ def test_outputs_follow_the_umask(mini_root: Path, mask: int, folder: int, file:
         assert modes == {folder}, command
         modes = {stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*") if p.is_file()}
         assert modes == {file}, command
-
-
-def test_an_earlier_output_may_be_replaced_and_an_empty_folder_used(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    assert check_dir_output(tmp_path / "empty", "t", "site") == tmp_path / "empty"
-    own = tmp_path / "own"
-    own.mkdir()
-    (own / "index.html").write_text("x")
-    (own / ".t-output").write_text("t site\nindex.html\n")
-    assert check_dir_output(own, "t", "site") == own
-    with pytest.raises(OutputError, match="not of t stats"):
-        check_dir_output(own, "t", "stats")
-
-
-@pytest.mark.parametrize("name", ["../README.md", "/ABS/x", "tables/../../x", "a//b", "./a"])
-def test_a_tree_file_that_would_leave_its_folder_is_refused(tmp_path: Path, name: str) -> None:
-    """The last line behind the checked ids: whatever names a file of a tree, it stays in it.
-    (An absolute name points into the test's folder: a regression must not write elsewhere.)"""
-    from surewrite.tree import write_tree
-
-    name = name.replace("/ABS", str(tmp_path))
-    (tmp_path / "README.md").write_text("mine\n")
-    with pytest.raises(OutputError) as caught:
-        write_tree(tmp_path / "out", {"index.html": b"x", name: b"table\n"}, "t", "site")
-    assert caught.value.code == "output-refused"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
-    assert (tmp_path / "README.md").read_text() == "mine\n"

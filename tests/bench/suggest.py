@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "packages" / "litcorpus" / "src"))
 
 from litcorpus.model.corpus import load_corpus  # noqa: E402
 from litcorpus.searching.suggest import axes_of, evaluate  # noqa: E402

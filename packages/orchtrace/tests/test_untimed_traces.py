@@ -1,5 +1,5 @@
 """SWE-agent and mini-SWE-agent trajectories (real files of their projects, see
-tests/fixtures/traces/exports/PROVENANCE) are read in steps mode: they record no times, so each
+fixtures/exports/PROVENANCE) are read in steps mode: they record no times, so each
 event's t is its place in order and no event has a t_end; the expected values below are
 counted from the raw files as PROVENANCE lists them."""
 
@@ -16,7 +16,7 @@ from orchtrace.readers.importcheck import import_traces
 from orchtrace.readers.spans import ImportError_
 from test_trace_import import measured
 
-EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
+EXPORTS = Path(__file__).resolve().parent / "fixtures" / "exports"
 
 
 def read(name: str) -> dict[str, Any]:

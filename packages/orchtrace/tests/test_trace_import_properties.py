@@ -4,7 +4,7 @@ critical path <= makespan <= work, both speedups are at least 1, they exceed 1 o
 agents truly ran side by side, and no edge claims an order its events' times break. For any run
 done one thing at a time, written as OTLP/JSON, Jaeger or Zipkin: both speedups exactly 1, each
 edge once, no agent that only wraps another. Those exports are drawn by hypothesis; the last test
-holds every real export of tests/fixtures/traces/exports to the same properties."""
+holds every real export of fixtures/exports to the same properties."""
 
 from __future__ import annotations
 
@@ -134,14 +134,14 @@ def _wrappers(trace: dict[str, Any]) -> list[str]:
 
 
 def test_every_real_export_holds_the_properties() -> None:
-    """Every export other projects committed (tests/fixtures/traces/exports, every format read)
+    """Every export other projects committed (fixtures/exports, every format read)
     imports with each dependency once (the same source, target and type were given twice
     before), no agent that only wraps another (the OpenAI Agents SDK's "Agent workflow" was read
     as spawning), critical path <= makespan <= work, and both speedups 1 where no two agents'
     weighted events overlap; an export without times, in steps mode, has no makespan."""
     from pathlib import Path
 
-    folder = Path(__file__).parent / "fixtures" / "traces" / "exports"
+    folder = Path(__file__).parent / "fixtures" / "exports"
     files = [*folder.glob("*.json*"), *folder.glob("*.pb"), *folder.glob("*.traj")]
     files += [
         folder / "claude-code-spotter" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",

@@ -1,4 +1,4 @@
-"""orchtrace import on exports other projects wrote (tests/fixtures/traces/exports, see its
+"""orchtrace import on exports other projects wrote (fixtures/exports, see its
 PROVENANCE: OTLP JSON and protobuf, Tempo, Jaeger, OpenTelemetry JS and Langfuse files of
 GenAI, OpenInference, Vercel AI SDK and Langfuse spans), with every expected value derived by
 hand from the raw spans, and on the cases that used to import wrong: model spans with children,
@@ -23,7 +23,7 @@ from orchtrace.readers.importers import to_traces
 from orchtrace.readers.spanfiles import read_spans
 from orchtrace.readers.spans import ImportError_
 
-EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
+EXPORTS = Path(__file__).resolve().parent / "fixtures" / "exports"
 
 
 def orchtrace(*args: str) -> subprocess.CompletedProcess[str]:

@@ -27,7 +27,6 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from conftest import REPO
 from orchtrace import rewards
 from orchtrace.runs.runinputs import InputError, expand, plan
 from orchtrace.runs.runrows import EVENT_COLUMNS, TRACE_COLUMNS
@@ -39,10 +38,12 @@ from orchtrace.runs.runtable import (
     run_chunk,
 )
 
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
 sys.path.insert(0, str(REPO / "tests" / "bench"))
-from genrollouts import rollout, write
+from genrollouts import rollout, write  # noqa: E402
 
-FIXTURES = REPO / "tests" / "fixtures" / "traces"
+FIXTURES = HERE / "fixtures"
 BIN = Path(sys.executable).parent
 
 
@@ -674,7 +675,7 @@ def test_a_broken_rollout_says_which_line_and_field(mixed: Path, tmp_path: Path)
 
 def test_files_no_reader_takes_are_said_not_skipped(tmp_path: Path) -> None:
     # a folder of rollouts with SWE-agent trajectories beside the traces (real ones, see
-    # tests/fixtures/traces/exports/PROVENANCE): the .traj files are rows, read in steps mode
+    # fixtures/exports/PROVENANCE): the .traj files are rows, read in steps mode
     # (5 and 12 steps, each with its action as a tool call), and a file no reader takes is
     # named as passed over
     import shutil
@@ -682,7 +683,7 @@ def test_files_no_reader_takes_are_said_not_skipped(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
     shutil.copy(REPO / "traces" / "examples" / "swarm.json", runs / "swarm.json")
-    exports = REPO / "tests" / "fixtures" / "traces" / "exports"
+    exports = HERE / "fixtures" / "exports"
     for name in ("sweagent-testrepo-function-calling.traj", "sweagent-pydicom-1458.traj"):
         shutil.copy(exports / name, runs / name)
     (runs / ".hidden").write_text("x")

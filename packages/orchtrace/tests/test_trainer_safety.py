@@ -23,10 +23,12 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from orchtrace import rewards, trainers
 from orchtrace.rewards import RewardUnavailable
 from orchtrace.trainers import trl_reward
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
 
 SWARM = REPO / "traces" / "examples" / "swarm.json"
 TRACE = json.loads(SWARM.read_text())

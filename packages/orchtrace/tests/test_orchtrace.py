@@ -20,11 +20,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from conftest import REPO
 from orchtrace.core.schema import FILES, schema, schema_bytes
 from orchtrace.core.trace import Document, parse, read_traces
 from orchtrace.measures.examine import examine_document
 from orchtrace.measures.metrics import metrics
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
 
 
 def validate(doc: Document) -> list[Any]:

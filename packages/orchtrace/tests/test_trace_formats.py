@@ -18,14 +18,16 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from conftest import REPO
 from orchtrace.core.codes import CODES
 from orchtrace.core.formats import convert_trace
 from orchtrace.core.trace import Document, _plain, parse
 from orchtrace.measures.examine import examine, examine_document
 from orchtrace.measures.metrics import metrics
 
-HERE = Path(__file__).resolve().parent / "fixtures" / "traces" / "artifact"
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
+
+HERE = Path(__file__).resolve().parent / "fixtures" / "artifact"
 PUBLISHED = json.loads((HERE / "trace_schema.json").read_text())
 EXAMPLE = json.loads((HERE / "example_trace.json").read_text())
 

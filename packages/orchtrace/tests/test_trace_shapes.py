@@ -25,7 +25,7 @@ from orchtrace.readers.importcheck import import_traces
 from orchtrace.readers.spans import ImportError_
 from test_trace_import import imported, measured
 
-EXPORTS = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports"
+EXPORTS = Path(__file__).resolve().parent / "fixtures" / "exports"
 
 
 def one_chain(trace: dict[str, Any], tool_calls: int, tokens: int, wall_s: float) -> dict[str, Any]:

@@ -8,13 +8,16 @@ nothing, and prose, an empty text or a trace after a sentence do not stop the st
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from trl import GRPOTrainer
 
-from conftest import REPO
 from orchtrace.trainers import trl_reward
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
 
 SWARM = REPO / "traces" / "examples" / "swarm.json"
 TRACE = SWARM.read_text()

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
-from conftest import REPO
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
+
 
 VERL_PYTHON = REPO / ".venv-verl" / "bin" / "python"
 TRACE = (REPO / "traces" / "examples" / "swarm.json").read_text()
@@ -26,7 +29,7 @@ def test_verl_reward_manager_calls_compute_score() -> None:
     ]
     sources = [REPO / "packages" / name / "src" for name in ("surewrite", "orchtrace")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, sources))}
-    script = REPO / "tests" / "verl_manager.py"
+    script = HERE / "verl_manager.py"
     command = [str(VERL_PYTHON), str(script), str(REPO), json.dumps(completions)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

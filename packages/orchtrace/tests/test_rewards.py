@@ -22,7 +22,7 @@ from orchtrace.readers.spanfiles import read_spans
 from orchtrace.rewards import REWARDS, RewardUnavailable
 from orchtrace.trainers import compute_score, trl_reward
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def values(trace: Any, **options: Any) -> dict[str, float | str | None]:
@@ -42,7 +42,7 @@ def test_every_reward_documents_its_definition_family_and_source() -> None:
 
 
 def test_the_artifacts_example_by_hand() -> None:
-    # tests/fixtures/traces/artifact/example_trace.json (the survey artifact's own, CC0): the
+    # fixtures/artifact/example_trace.json (the survey artifact's own, CC0): the
     # orchestrator's turns are e1 (its decision) and e8 (the aggregate); its spawns e2 and e3
     # have no turn and no return between them, so planner_1 and executor_1 are one stage:
     # e1 plus the longer sub-agent, 1 turn each (planner_1's message e4; executor_1's tool

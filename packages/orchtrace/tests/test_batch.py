@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from orchtrace.measures.examine import examine
 from orchtrace.measures.metrics import metrics
 from orchtrace.runs import batch
@@ -22,8 +21,10 @@ from orchtrace.runs.runinputs import Chunk
 from orchtrace.runs.runrows import chunk_tables
 from test_orchtrace import CASES, example
 
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
 sys.path.insert(0, str(REPO / "tests" / "bench"))
-from genrollouts import rollout
+from genrollouts import rollout  # noqa: E402
 
 Trace = dict[str, Any]
 

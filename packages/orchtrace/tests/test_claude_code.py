@@ -1,5 +1,5 @@
 """Claude Code session transcripts: marot/spotter's real session and the transcript of the
-sub-agent it ran (tests/fixtures/traces/exports/claude-code-spotter, PROVENANCE lists the
+sub-agent it ran (fixtures/exports/claude-code-spotter, PROVENANCE lists the
 facts); every expected value below is counted from those raw lines."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from orchtrace import rewards
 from orchtrace.readers.importcheck import import_traces
 from orchtrace.readers.spans import ImportError_
 
-FOLDER = Path(__file__).resolve().parent / "fixtures" / "traces" / "exports" / "claude-code-spotter"
+FOLDER = Path(__file__).resolve().parent / "fixtures" / "exports" / "claude-code-spotter"
 SESSION = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
 MAIN = FOLDER / f"{SESSION}.jsonl"
 SUB = FOLDER / SESSION / "subagents" / "agent-aac57f5.jsonl"
