@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,25 +14,16 @@ import pytest
 
 from snapshot import copy_snapshot
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "litcorpus" / "tests"))
+from corpusfixtures import FIXTURES as CORPUS_FIXTURES
+from corpusfixtures import THIS_SURVEY, edit, make_mini_root
+
+__all__ = ["CORPUS_FIXTURES", "THIS_SURVEY", "edit", "make_mini_root"]  # for the tests here
+
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO / "tests" / "fixtures"
+FIXTURES = REPO / "tests" / "fixtures"  # searches, services and arXiv answers recorded
 TRACE_FIXTURES = REPO / "packages" / "orchtrace" / "tests" / "fixtures"  # real exports
 REFERENCE = REPO / "tests" / "reference"  # CC0 facts of the survey's pool; see PROVENANCE.md
-# What only this corpus says of itself: another survey's outputs must hold none of it.
-THIS_SURVEY = re.compile(
-    r"awesome-llm-mas-rl|LLM-based multi-agent|orchestration|2605\.02801|xxzcc", re.IGNORECASE
-)
-
-
-def make_mini_root(parent: Path) -> Path:
-    """Copy the small valid fixture corpus below PARENT. It has a taxonomy of its own, frozen,
-    so that what is tested here (and its golden files) changes only when the code does, not
-    when the shipped taxonomy grows."""
-    root = parent / "corpus"
-    shutil.copytree(FIXTURES / "corpus", root)
-    (root / "traces").mkdir()
-    shutil.copy(REPO / "traces" / "trace.schema.json", root / "traces" / "trace.schema.json")
-    return root
 
 
 @pytest.fixture
@@ -68,13 +60,6 @@ def clone(shipped: Path, tmp_path: Path) -> Path:
     return tmp_path / "c"
 
 
-def edit(path: Path, old: str, new: str) -> None:
-    """Replace one exact occurrence of OLD in a text file."""
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} must occur once in {path}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 def pages_of(root: Path) -> dict[str, bytes]:
     """The site of the corpus at ROOT without the copy of stats/ (its figures would be drawn
     for data no other test shows): for tests of the pages themselves."""
@@ -91,7 +76,6 @@ def pages_of(root: Path) -> dict[str, bytes]:
 def js_data(script: bytes, name: str) -> Any:
     """The data a site script sets window.NAME to (the reverse of publish.escape.js_data)."""
     import json
-    import re
 
     text = script.decode()
     head, tail = f"window.{name} = JSON.parse('", "');\n"

@@ -27,10 +27,10 @@ from typing import NamedTuple
 
 import pytest
 
-from conftest import make_mini_root
+from conftest import CORPUS_FIXTURES, make_mini_root
 from test_bad_inputs import snapshot
 
-BIB = Path(__file__).resolve().parent / "fixtures" / "bibtex"
+BIB = CORPUS_FIXTURES / "bibtex"
 LOCK = ".litcorpus.lock"  # the lock file `add` holds; it stays, empty, by design
 Argv = Callable[[Path, Path], list[str]]  # (corpus root, scratch folder beside it) -> argv
 Setup = Callable[[Path, Path], None]

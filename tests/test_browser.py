@@ -440,10 +440,10 @@ def test_changes_page_link_lists_what_was_added_on_the_release_day_after_it(
     the Changes page counts it, and its "show them in the list" link lists it."""
     import shutil
 
-    from conftest import FIXTURES
+    from conftest import CORPUS_FIXTURES
 
     root = tmp_path / "corpus"
-    shutil.copytree(FIXTURES / "corpus", root)
+    shutil.copytree(CORPUS_FIXTURES / "corpus", root)
     listed = ["paper:alpha-rl", "paper:beta-bench", "paper:gamma-survey", "exclusion:E001",
               "exclusion:E002"]  # fmt: skip
     with (root / "releases.yaml").open("a", encoding="utf-8") as f:

@@ -23,13 +23,13 @@ import pybtex.database
 import pytest
 import yaml
 
-from conftest import FIXTURES, REPO, edit
+from conftest import CORPUS_FIXTURES, FIXTURES, REPO, edit
 from litcorpus.analysis.result import check
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.export import to_bibtex, to_csl_json, to_csv, to_json
 from litcorpus.workflow.links import check_links
 
-BIB = FIXTURES / "bibtex"
+BIB = CORPUS_FIXTURES / "bibtex"
 
 
 def litcorpus(

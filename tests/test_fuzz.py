@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import orchtrace.core.table
-from conftest import FIXTURES, REPO, TRACE_FIXTURES, make_mini_root
+from conftest import CORPUS_FIXTURES, REPO, TRACE_FIXTURES, make_mini_root
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 from orchtrace.core.table import _HashTable, locate
@@ -29,7 +29,7 @@ def validate(doc: Document) -> list[Any]:
     return examine_document(doc).problems
 
 
-ALPHA = FIXTURES / "corpus" / "papers" / "alpha-rl.yaml"
+ALPHA = CORPUS_FIXTURES / "corpus" / "papers" / "alpha-rl.yaml"
 FIELDS = list(yaml.safe_load(ALPHA.read_text()))
 scalars = st.one_of(
     st.none(),

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, edit, pages_of, snapshot_clone
+from conftest import CORPUS_FIXTURES, REPO, edit, pages_of, snapshot_clone
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 
-GOOD_BIB = REPO / "tests" / "fixtures" / "bibtex" / "good.bib"
+GOOD_BIB = CORPUS_FIXTURES / "bibtex" / "good.bib"
 # The shipped corpus as it is: its files and folders (not the screening store's abstracts).
 CORPUS_FILES = [
     *("taxonomy.yaml", "claims.yaml", "releases.yaml", "searches.yaml"),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import CORPUS_FIXTURES, REPO
 
 WHEELHOUSE = REPO / ".cache" / "wheelhouse"
 HEAVY = {"pandas", "matplotlib", "scikit-learn", "jinja2", "bibtexparser", "pyarrow", "duckdb",
@@ -41,19 +41,24 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class Venv:
+    """A fresh environment without pip of its own: this one's pip installs into it."""
+
     def __init__(self, folder: Path, wheels: Path) -> None:
-        made = run(sys.executable, "-m", "venv", folder, cwd=folder.parent)
+        made = run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)
         assert made.returncode == 0, made.stderr
         self.folder, self.bin, self.wheels = folder, folder / "bin", wheels
 
+    def pip(self, *args: str | Path) -> subprocess.CompletedProcess[str]:
+        python = self.bin / "python"
+        return run(sys.executable, "-m", "pip", "--python", python, *args, cwd=self.folder)
+
     def install(self, *requirements: str) -> None:
-        done = run(self.bin / "pip", "install", "--quiet", "--no-index", "--find-links",
-                   WHEELHOUSE, "--find-links", self.wheels, *requirements,
-                   cwd=self.folder)  # fmt: skip
+        done = self.pip("install", "--quiet", "--no-compile", "--no-index", "--find-links",
+                        WHEELHOUSE, "--find-links", self.wheels, *requirements)  # fmt: skip
         assert done.returncode == 0, done.stderr[-3000:]
 
     def names(self) -> set[str]:
-        listed = run(self.bin / "pip", "list", "--format", "json", cwd=self.folder)
+        listed = self.pip("list", "--format", "json")
         return {p["name"].lower().replace("_", "-") for p in json.loads(listed.stdout)}
 
 
@@ -125,7 +130,7 @@ def test_litcorpus_checks_a_corpus_without_orchtrace(tmp_path: Path, wheels: Pat
     names = env.names()
     assert "litcorpus" in names and "surewrite" in names and "orchtrace" not in names
     corpus = tmp_path / "corpus"
-    shutil.copytree(FIXTURES / "survey2", corpus)
+    shutil.copytree(CORPUS_FIXTURES / "survey2", corpus)
     done = run(env.bin / "litcorpus", "check", "--strict", cwd=corpus)
     assert done.returncode == 0, done.stdout + done.stderr
     # a corpus that documents a trace schema asks for the extra, and writes nothing

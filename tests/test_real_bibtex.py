@@ -1,6 +1,6 @@
-"""`litcorpus add` on BibTeX files that other projects wrote (tests/fixtures/bibtex/real, see
-PROVENANCE.md there): BibDesk's capitalised field names, @string macros, crossref, bare
-month macros, LaTeX accents, biblatex's date and journaltitle, and the mistakes real files
+"""`litcorpus add` on BibTeX files that other projects wrote (bibtex/real of litcorpus's test
+fixtures, see PROVENANCE.md there): BibDesk's capitalised field names, @string macros, crossref,
+bare month macros, LaTeX accents, biblatex's date and journaltitle, and the mistakes real files
 carry. Every expected value below was read off the raw file; the comment names the lines.
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import CORPUS_FIXTURES, REPO
 from litcorpus.workflow.add import AddError, drafts_from_bibtex
 
-REAL = Path(__file__).resolve().parent / "fixtures" / "bibtex" / "real"
+REAL = CORPUS_FIXTURES / "bibtex" / "real"
 
 
 def text(name: str) -> str:

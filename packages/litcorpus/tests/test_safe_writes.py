@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from corpusfixtures import mini_root_fixture  # noqa: F401 (the mini_root fixture)
 from surewrite import files
 from surewrite.errors import OutputError
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import THIS_SURVEY
+from corpusfixtures import THIS_SURVEY
 
 LITCORPUS = Path(sys.executable).parent / "litcorpus"
 

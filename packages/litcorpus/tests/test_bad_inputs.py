@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
-from conftest import FIXTURES, make_mini_root
+from corpusfixtures import FIXTURES, make_mini_root
 from litcorpus.model import yamlio
 from litcorpus.model.problems import CODES
 from test_check_problems import CASES, A, B, C, R, T, X, change, symlink, write

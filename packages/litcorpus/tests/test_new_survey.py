@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, THIS_SURVEY
+from corpusfixtures import FIXTURES, THIS_SURVEY
 from litcorpus.analysis.result import analyse, check
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import site_files

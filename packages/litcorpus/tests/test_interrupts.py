@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import edit
+from corpusfixtures import (
+    edit,
+    mini_root_fixture,  # noqa: F401 (the mini_root fixture)
+)
 from litcorpus.analysis.result import analyse
 from litcorpus.model.corpus import load_corpus
 from litcorpus.publish.site import write_site

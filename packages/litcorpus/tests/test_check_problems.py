@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import edit
+from corpusfixtures import (
+    edit,
+    mini_root_fixture,  # noqa: F401 (the mini_root fixture)
+)
 from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 
