@@ -98,8 +98,15 @@ $(WHEELHOUSE): $(PYPROJECTS) | $(STAMP)
 		./packages/surewrite './packages/orchtrace[otlp,runs]' ./packages/litcorpus
 	touch $(WHEELHOUSE)
 
-# One worker per core (up to four); a test file stays in one worker, so its fixtures are built once.
-test: sysdeps $(DEV_STAMP) $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) $(WHEELHOUSE) ## Run the test suite (browser tests use /usr/bin/chromium)
+# What the tests need beside the dev tools, made side by side (each writes a place of its own:
+# only the trainers write into .venv). The packages' bytecode is written once, for the hundreds of
+# commands the tests run (where PYTHONDONTWRITEBYTECODE is set, each would compile them again).
+# Then one worker per core (up to four); a test file stays in one worker, so its fixtures are
+# built once.
+TEST_NEEDS := $(TRAINERS_STAMP) $(VERL_STAMP) $(NODE_STAMP) $(SITE_NODE) $(CFF_SCHEMA) $(WHEELHOUSE)
+test: sysdeps $(DEV_STAMP) ## Run the test suite (browser tests use /usr/bin/chromium)
+	@$(MAKE) --no-print-directory -j 4 $(TEST_NEEDS)
+	@$(BIN)/python -m compileall -q packages/surewrite/src packages/orchtrace/src packages/litcorpus/src
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile --durations=10
 
 golden: $(DEV_STAMP) $(SITE_NODE) ## Regenerate the golden files under tests/golden (review the diff)

@@ -38,3 +38,22 @@ def _nothing_read_beside_the_repository() -> Iterator[None]:
     yield
     read, OUTSIDE_READS[:] = OUTSIDE_READS[:], []
     assert not read, f"the test opened files outside the repository: {read[:5]}"
+
+
+# The longest files first: xdist hands whole files to its workers in this order, so the two
+# finish close together.
+FIRST = (
+    "test_browser.py",
+    "test_site_readers.py",
+    "test_living.py",
+    "test_screening.py",
+    "test_bad_commands.py",
+    "test_import_faults.py",
+    "test_runtable.py",
+    "test_interrupts.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: k for k, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the rest keep order
