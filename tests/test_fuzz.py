@@ -20,14 +20,8 @@ from litcorpus.analysis.result import check
 from litcorpus.model.problems import CODES
 from orchtrace.core.table import _HashTable, locate
 from orchtrace.core.trace import Document, parse
-from orchtrace.measures.examine import examine_document
+from orchtrace.measures.examine import validate
 from orchtrace.measures.metrics import metrics
-
-
-def validate(doc: Document) -> list[Any]:
-    """Every problem of one parsed trace, as `orchtrace validate` reports them."""
-    return examine_document(doc).problems
-
 
 ALPHA = CORPUS_FIXTURES / "corpus" / "papers" / "alpha-rl.yaml"
 FIELDS = list(yaml.safe_load(ALPHA.read_text()))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS_FIXTURES, REPO
+from conftest import CORPUS_FIXTURES, REPO, TRACE_FIXTURES
 
 WHEELHOUSE = REPO / ".cache" / "wheelhouse"
 HEAVY = {"pandas", "matplotlib", "scikit-learn", "jinja2", "bibtexparser", "pyarrow", "duckdb",
@@ -98,6 +98,12 @@ def test_a_command_that_needs_an_extra_names_it(trainer_env: Venv, tmp_path: Pat
                cwd=tmp_path)  # fmt: skip
     assert done.returncode == 2
     assert "needs pyarrow: pip install 'orchtrace[runs]'" in done.stderr
+    assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())
+    export = TRACE_FIXTURES / "exports" / "openinference-langgraph.pb"  # OTLP protobuf
+    done = run(trainer_env.bin / "orchtrace", "import", export, "--out", tmp_path / "traces",
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "needs opentelemetry-proto: pip install 'orchtrace[otlp]'" in done.stderr
     assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())
 
 

@@ -22,16 +22,11 @@ from jsonschema import Draft202012Validator
 
 from orchtrace.core.schema import FILES, schema, schema_bytes
 from orchtrace.core.trace import Document, parse, read_traces
-from orchtrace.measures.examine import examine_document
+from orchtrace.measures.examine import validate
 from orchtrace.measures.metrics import metrics
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/
-
-
-def validate(doc: Document) -> list[Any]:
-    """Every problem of one parsed trace, as `orchtrace validate` reports them."""
-    return examine_document(doc).problems
 
 
 EXAMPLES = REPO / "traces" / "examples"

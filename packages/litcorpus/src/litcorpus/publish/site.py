@@ -177,8 +177,7 @@ def site_files(
     exclusions = sorted((r.data for r in corpus.of("exclusion")), key=lambda d: str(d["id"]))
     schema_path = corpus.root / SCHEMA
     schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.is_file() else {}
-    if schema:
-        _schema_rows({})  # first: a missing orchtrace stops the build before anything is made
+    rows = _schema_rows(schema) if schema else []  # a missing orchtrace stops the build here
     claims = claim_views(result.claims, tax, stats["gaps"])
     cff = read_cff(corpus.root)
     repository = repository_url(cff)
@@ -266,7 +265,7 @@ def site_files(
     if not absent["screening.html"]:
         yield page("screening.html", "screening.html.j2", exclusions=exclusions)
     if not absent["traces.html"]:
-        yield page("traces.html", "traces.html.j2", schema=schema, rows=_schema_rows(schema))
+        yield page("traces.html", "traces.html.j2", schema=schema, rows=rows)
     added = [e for e in entries if e["new"]]
     history = list(reversed(corpus.releases.items))
     excluded = {str(d["id"]): str(d.get("title", "")) for d in exclusions}

@@ -101,6 +101,12 @@ def examine_document(
     return Examined(rep.finish(), measures, data, replay)
 
 
+def validate(doc: Document) -> list[TraceProblem]:
+    """Every problem of one parsed trace (parse problems included), as `orchtrace validate`
+    reports them."""
+    return examine_document(doc).problems
+
+
 def _rechecked(doc: Document, measure: bool) -> Examined | None:
     """The plain reading's answer when DOC's deferred key check fails (a key repeated: what a
     worker computes is not wanted), else None."""
