@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import pytest
 
-from conftest import CORPUS_FIXTURES, make_mini_root
+from conftest import CORPUS_FIXTURES, TRACE_FIXTURES, make_mini_root
 from test_bad_inputs import snapshot
 
 BIB = CORPUS_FIXTURES / "bibtex"
@@ -73,15 +73,7 @@ def orch(*args: str | Callable[[Path, Path], str]) -> Argv:
 
 
 TRACE = Path(__file__).resolve().parents[1] / "traces" / "examples" / "centralized.json"
-OTLP = (
-    Path(__file__).resolve().parents[1]
-    / "packages"
-    / "orchtrace"
-    / "tests"
-    / "fixtures"
-    / "exports"
-    / "otel-proto-trace.json"
-)
+OTLP = TRACE_FIXTURES / "exports" / "otel-proto-trace.json"
 
 
 def trace(text: Callable[[str], str] = lambda t: t) -> Callable[[Path, Path], None]:

@@ -134,13 +134,7 @@ def bench_corpus(sizes: list[int], reps: int, peers: bool) -> list[dict[str, Any
 # the schema jsonschema checks each format against: ours, and the one the artifact published
 PEER_SCHEMA = {
     "current": REPO / "traces" / "trace.schema.json",
-    "artifact": REPO
-    / "packages"
-    / "orchtrace"
-    / "tests"
-    / "fixtures"
-    / "artifact"
-    / "trace_schema.json",
+    "artifact": REPO / "packages/orchtrace/tests/fixtures/artifact/trace_schema.json",
 }
 
 
