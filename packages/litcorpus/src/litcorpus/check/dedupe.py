@@ -25,7 +25,7 @@ MAX_BLOCK = 200
 MATRIX_FROM = 16  # blocks this large are scored as one matrix
 SCORE_DIGITS = 3  # a similarity is reported to a thousandth of a percent
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     [
         "a",
         "an",
@@ -161,7 +161,7 @@ def _pair_problem(
 def _near_titles(titles: dict[int, str]) -> Iterator[tuple[int, int, float]]:
     """Pairs (a, b, score) of record indexes, a < b, whose titles share one of their rarer
     words and are at least TITLE_SIMILARITY similar."""
-    words = {i: set(t.split()) - _STOP for i, t in titles.items()}
+    words = {i: set(t.split()) - STOP_WORDS for i, t in titles.items()}
     freq: dict[str, int] = defaultdict(int)
     for ws in words.values():
         for w in ws:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..check.dedupe import TITLE_SIMILARITY, normalize_title, record_ids
+from ..check.dedupe import STOP_WORDS, TITLE_SIMILARITY, normalize_title, record_ids
 from ..model.corpus import Corpus
 from ..model.queue import Queue
 from ..sources.found import Found
@@ -26,28 +26,6 @@ from ..sources.found import Found
 _NOT_CONFLICTING = frozenset({"github", "openalex", "semanticscholar"})
 RARE_WORDS = 3
 MAX_BLOCK = 200  # as check's duplicate search: a word this common blocks nothing more
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "is",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "via",
-        "with",
-    ]
-)
 
 
 @dataclass(slots=True)
@@ -126,7 +104,7 @@ class Matcher:
             self._remember(k)
 
     def _rare(self, title: str) -> list[str]:
-        words = set(title.split()) - _STOP
+        words = set(title.split()) - STOP_WORDS
         return sorted(words, key=lambda w: (self.freq[w], -len(w), w))[:RARE_WORDS]
 
     def _remember(self, k: Known) -> None:
