@@ -19,7 +19,8 @@ from orchtrace.measures.metrics import metrics
 from orchtrace.runs import batch
 from orchtrace.runs.runinputs import Chunk
 from orchtrace.runs.runrows import chunk_tables
-from test_orchtrace import CASES, example
+from test_orchtrace import CASES
+from tracehelp import example
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]  # the repository: its traces/ and tests/bench/

@@ -9,7 +9,6 @@ verl/trainer/ppo/reward.py `get_custom_reward_fn`), without either installed."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,15 +19,7 @@ from orchtrace import rewards
 from orchtrace.readers.importers import to_traces
 from orchtrace.readers.spanfiles import read_spans
 from orchtrace.rewards import REWARDS, RewardUnavailable
-from orchtrace.trainers import compute_score, trl_reward
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-def values(trace: Any, **options: Any) -> dict[str, float | str | None]:
-    """Each reward's value, or its code where it has none."""
-    out = rewards.all_rewards(trace, **options)
-    return {k: r.value if r.value is not None else r.code for k, r in out.items()}
+from rewardhelp import FIXTURES, fan, labelled, values
 
 
 def test_every_reward_documents_its_definition_family_and_source() -> None:
@@ -152,60 +143,9 @@ def test_critical_steps_count_turns_as_the_reading_says() -> None:
     assert (got.value, got.code) == (None, "no-turns")
 
 
-def fan(stages: list[list[list[float]]], straggler: list[float] | None = None) -> dict[str, Any]:
-    """A trace whose critical path is known: per stage, a decision (1 s), one spawn per worker
-    at once, each worker's steps of the given durations one after the other and its return,
-    and an aggregate (1 s) when the last worker returns; then the stop. A STRAGGLER, spawned in
-    the first stage, takes its steps and is despawned at the stop without returning."""
-    events: list[dict[str, Any]] = []
-    edges: list[dict[str, str]] = []
-    agents = [{"id": "O", "role": "orchestrator"}]
-
-    def add(kind: str, agent: str, t: float, end: float, **more: Any) -> str:
-        events.append(
-            {"id": f"e{len(events)}", "type": kind, "agent": agent, "t": t, "t_end": end, **more}
-        )
-        return events[-1]["id"]
-
-    def edge(a: str, b: str, kind: str) -> None:
-        edges.append({"source": a, "target": b, "type": kind})
-
-    t, last = 0.0, None
-    for s, workers in enumerate(stages):
-        decision = add("decision", "O", t, t + 1, decision="spawn")
-        if last:
-            edge(last, decision, "causal")
-        t += 1
-        crew = [(f"W{s}_{w}", steps) for w, steps in enumerate(workers)]
-        if straggler is not None and s == 0:
-            crew.append(("late", straggler))
-        returns, ends = [], [t]
-        for name, steps in crew:
-            agents.append({"id": name, "role": "worker", "parent": "O"})
-            prev = add("spawn", "O", t, t, target=name)
-            edge(decision, prev, "causal")
-            tt = t
-            for k, d in enumerate(steps):
-                step = add("step", name, tt, tt + d)
-                edge(prev, step, "spawn" if k == 0 else "temporal")
-                prev, tt = step, tt + d
-            if name != "late":
-                returns.append(add("return", name, tt, tt, target="O"))
-                ends.append(tt)
-        t = max(ends)
-        last = add("aggregate", "O", t, t + 1)
-        for r in returns:
-            edge(r, last, "return")
-        t += 1
-    if straggler is not None:
-        add("despawn", "O", t, t, target="late")
-    stop = add("stop", "O", t, t, cause="answer")
-    if last:
-        edge(last, stop, "causal")
-    return {"trace_id": "fan", "agents": agents, "events": events, "edges": edges}
-
-
 durations = st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0]), min_size=1, max_size=4)
+
+
 stage_lists = st.lists(st.lists(durations, min_size=1, max_size=4), min_size=1, max_size=3)
 
 
@@ -244,18 +184,6 @@ def test_a_straggler_is_wasted_work() -> None:
     assert rewards.wasted_work(r).value == 0.5
     assert (rewards.finish_rate(r).value, rewards.aggregation_coverage(r).value) == (1.0, 0.5)
     assert rewards.ideal_speedup(r).value == 1.6
-
-
-def labelled(subtasks: list[str], given: list[str | None], score: float | None) -> dict[str, Any]:
-    trace = fan([[[1.0]] * len(given)])
-    trace["task"] = {"id": "t", "subtasks": subtasks}
-    spawns = [e for e in trace["events"] if e["type"] == "spawn"]
-    for event, label in zip(spawns, given, strict=True):
-        if label is not None:
-            event["subtask"] = label
-    if score is not None:
-        next(e for e in trace["events"] if e["type"] == "aggregate")["score"] = score
-    return trace
 
 
 def test_split_correctness_and_aggregation_quality_by_hand() -> None:
@@ -304,108 +232,3 @@ def test_a_reward_reads_a_trace_once_when_given_its_rollout() -> None:
     assert rewards.read(r) is r
     with pytest.raises(TypeError, match=r"a trace is a dict, JSON text or a path \(a pathlib"):
         rewards.read(3)
-
-
-def test_trl_calls_the_reward_as_its_grpo_trainer_does() -> None:
-    # GRPOTrainer._calculate_rewards: reward_func(prompts=prompts, completions=completions,
-    # completion_ids=completion_ids_list, **reward_kwargs), the kwargs being the dataset's
-    # other columns, one value per completion, and trainer_state; None means "does not apply".
-    wide, narrow = fan([[[1.0], [1.0], [1.0]]]), fan([[[3.0]]])  # ideal speedups 5/3 and 1
-    steps = trl_reward("ideal_speedup")
-    assert steps.__name__ == "orchtrace_ideal_speedup"
-    completions = [[{"role": "assistant", "content": json.dumps(t)}] for t in (wide, narrow)]
-    out = steps(
-        prompts=[[{"role": "user", "content": "go"}]] * 2,
-        completions=completions,
-        completion_ids=[[1, 2], [3]],
-        trainer_state=object(),
-        task=["t1", "t2"],
-    )
-    assert out == [1.6667, 1.0]
-    # the trace as a dataset column (plain data), ground truth in a column, and None
-    split = trl_reward("split_correctness", weight=2.0)
-    traces = [labelled(["a", "b"], ["a", "b"], None), labelled(["a"], [None], None)]
-    out = split(
-        prompts=["p", "p"],
-        completions=["", ""],
-        completion_ids=[[0], [0]],
-        trace=traces,
-        subtasks=[["a", "b"], ["a"]],
-        trainer_state=None,
-    )
-    assert out == [2.0, None]
-    with pytest.raises(ValueError, match="no reward 'speed'"):
-        trl_reward("speed")
-
-
-def test_verl_calls_compute_score_as_its_reward_manager_does() -> None:
-    # NaiveRewardManager: compute_score(data_source=..., solution_str=..., ground_truth=...,
-    # extra_info=...), wrapped by get_custom_reward_fn to add the config's reward_kwargs.
-    # get_custom_reward_fn loads the file named by custom_reward_function.path as a module of
-    # its own and takes the function custom_reward_function.name from it
-    import importlib.util
-
-    import orchtrace.trainers
-
-    spec = importlib.util.spec_from_file_location("custom_module", orchtrace.trainers.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    raw_fn = module.compute_score
-    reward_kwargs = {"reward": "split_correctness", "missing": -1.0}
-
-    def wrapped_fn(*args: Any, **kwargs: Any) -> Any:
-        return raw_fn(*args, **kwargs, **reward_kwargs)
-
-    trace = labelled(["a", "b", "c"], ["a", "a", "d"], None)
-    score = wrapped_fn(
-        data_source="swarm",
-        solution_str=json.dumps(trace),
-        ground_truth=["a", "d"],
-        extra_info={"index": 0, "num_turns": None},
-    )
-    assert score == {"score": 1.0, "supported": 1.0, "reason": ""}
-    score = wrapped_fn(
-        data_source="swarm",
-        solution_str="",
-        ground_truth={"subtasks": ["a"]},
-        extra_info={"trace": labelled(["a"], [None], None), "num_turns": 2},
-    )
-    reason = "no-subtask-labels: no spawn carries a subtask label"
-    assert score == {"score": -1.0, "supported": 0.0, "reason": reason}
-    # without `missing`: 0.0, unsupported, never a stopped batch; RewardUnavailable on request
-    unlabelled = {
-        "data_source": "swarm",
-        "solution_str": json.dumps(labelled(["a"], [None], None)),
-        "ground_truth": None,
-        "extra_info": {},
-        "reward": "split_correctness",
-    }
-    assert compute_score(**unlabelled) == {"score": 0.0, "supported": 0.0, "reason": reason}
-    with pytest.raises(RewardUnavailable, match="no-subtask-labels"):
-        compute_score(**unlabelled, strict=True)
-    plain = compute_score(
-        data_source="swarm",
-        solution_str=json.dumps(fan([[[2.0], [2.0]]])),
-        ground_truth=None,
-        extra_info=None,
-    )
-    # critical steps: the decision plus one worker's step (the two run side by side), then
-    # the aggregate and the stop: 2 + 2
-    assert plain == {"score": 4.0, "supported": 1.0, "reason": ""}
-
-
-def test_a_huge_token_count_is_answered_never_raised() -> None:
-    # JSON integers have no size limit and `validate` accepts any count: a total a float holds
-    # is its value; one no 64-bit float holds is None with out-of-range, not an OverflowError
-    trace = fan([[[1.0], [2.0]]])
-    trace["events"][0]["tokens"] = 10**30
-    assert rewards.tokens(trace).value == 1e30
-    trace["events"][0]["tokens"] = 10**400
-    r = rewards.tokens(trace)
-    assert (r.value, r.code) == (None, "out-of-range")
-    assert r.reason == "the tokens total is too large for a 64-bit float"
-    trace["events"][0].pop("tokens")
-    trace["costs"] = {"tokens": 10**400}
-    assert rewards.tokens(trace).code == "out-of-range"
-    assert rewards.all_rewards(trace)["critical_steps"].value is not None  # the rest stand

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from importhelp import imported as imported_all
+from importhelp import measured
 from orchtrace.measures.metrics import metrics
 from orchtrace.readers.importcheck import import_traces
 from orchtrace.readers.spans import ImportError_
-from test_trace_import import imported as imported_all
-from test_trace_import import measured
 
 OI = "openinference.span.kind"
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from importhelp import measured
 from orchtrace import rewards
 from orchtrace.readers.importcheck import import_traces
 from orchtrace.readers.spans import ImportError_
-from test_trace_import import measured
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "exports"
 
