@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+STOOD = REPO / "tests" / "fixtures" / "stood"  # snapshot records decided again since
 
 
 def copy_snapshot(root: Path, docs: bool = False) -> Path:
@@ -31,17 +32,21 @@ def copy_snapshot(root: Path, docs: bool = False) -> Path:
     text = (REPO / "releases.yaml").read_text(encoding="utf-8")
     later = text.find("\n  - version:", text.find("\n  - version:") + 1)
     (root / "releases.yaml").write_text(text if later < 0 else text[: later + 1], encoding="utf-8")
-    claims = yaml.safe_load((REPO / "claims.yaml").read_text(encoding="utf-8"))
-    claims["claims"] = [c for c in claims["claims"] if c["snapshot"] == first["version"]]
-    (root / "claims.yaml").write_text(
-        yaml.safe_dump(claims, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
     for folder in ("papers", "exclusions"):
         (root / folder).mkdir()
         for path in sorted((REPO / folder).glob("*.yaml")):
             added = yaml.safe_load(path.read_text(encoding="utf-8")).get("added")
             if str(added) <= cutoff:
                 shutil.copy2(path, root / folder / path.name)
+    claims = yaml.safe_load((REPO / "claims.yaml").read_text(encoding="utf-8"))
+    claims["claims"] = [c for c in claims["claims"] if c["snapshot"] == first["version"]]
+    for part in [*claims["claims"], claims["prisma"]]:
+        part["corrections"] = [x for x in part.get("corrections", []) if not _undo(x, root)]
+        if not part["corrections"]:
+            del part["corrections"]
+    (root / "claims.yaml").write_text(
+        yaml.safe_dump(claims, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     (root / "reviews").mkdir()
     shutil.copy2(REPO / "reviews" / "second-reader.csv", root / "reviews")
     if docs:
@@ -56,3 +61,16 @@ def copy_snapshot(root: Path, docs: bool = False) -> Path:
         kept = [s for s in sections if s.startswith(f"{first['version']} ")]
         (root / "CHANGELOG.md").write_text("\n## ".join([head, *kept]), encoding="utf-8")
     return root
+
+
+def _undo(correction: dict, root: Path) -> bool:
+    """Put back, in the copy at ROOT, a record CORRECTION moved to a kind it holds no record
+    of yet (as the release held it, from STOOD); True when the copy needs the correction no
+    more."""
+    kind, _, key = str(correction["now"]).partition(":")
+    if correction["field"] != "kind" or (root / f"{kind}s" / f"{key}.yaml").exists():
+        return False
+    name = f"{correction['was']}s/{correction['entry']}.yaml"
+    if not (root / name).exists():
+        shutil.copy2(STOOD / name, root / name)
+    return True

@@ -329,3 +329,37 @@ def test_a_record_moved_to_another_kind_keeps_its_release_claims(mini_root: Path
          "{count: {eq: 2}}\n" + MOVED.replace("E003", "E009"))  # fmt: skip
     report = analyse(load_corpus(mini_root), stats=False).report
     assert any(p.code == "claim-invalid" and "E009" in p.message for p in report.problems)
+
+
+def test_a_declared_flow_counts_a_record_decided_again_as_it_stood(mini_root: Path) -> None:
+    """An exclusion of the flow's release retained since, as an entry added later: the release's
+    declared flow is checked with it counted as the exclusion it was, at the stage its
+    correction names; a wrong or unknown stage is reported."""
+    claims = mini_root / "claims.yaml"
+    exclusion = (mini_root / "exclusions" / "E001.yaml").read_text(encoding="utf-8")
+    assert "stage: abstract_screen" in exclusion
+    (mini_root / "exclusions" / "E001.yaml").unlink()
+    paper = (mini_root / "papers" / "beta-bench.yaml").read_text(encoding="utf-8")
+    paper = paper.replace("key: beta-bench", "key: delta").replace("2406.00002", "2301.00003")
+    paper = paper.replace("BetaBench: Measuring", "Delta: Measuring")
+    (mini_root / "papers" / "delta.yaml").write_text(
+        paper.replace("added: 2026-05-04", "added: 2026-05-20"), encoding="utf-8"
+    )
+
+    def flow_problems() -> list[str]:
+        report = analyse(load_corpus(mini_root), stats=False).report
+        return [f"{p.code} {p.message}" for p in report.problems if p.path == "claims.yaml"]
+
+    assert any("prisma-mismatch declared 5, but the records give 4" in p for p in flow_problems())
+    corrected = (
+        'prisma:\n  corrections:\n    - {date: "2026-05-20", entry: E001, field: kind, '
+        'was: exclusion, now: "paper:delta", why: "Retained.", left_at: abstract_screen}\n'
+    )
+    edit(claims, "prisma:\n", corrected)
+    assert flow_problems() == []
+    edit(claims, "left_at: abstract_screen}", "left_at: artifact_screen}")
+    assert any("prisma-mismatch" in p for p in flow_problems())  # counted at the wrong stage
+    edit(claims, "left_at: artifact_screen}", "left_at: abstracts}")
+    assert any(p.startswith("unknown-value 'abstracts'") for p in flow_problems())
+    edit(claims, ", left_at: abstracts}", "}")
+    assert any(p.startswith("claim-invalid a flow's correction") for p in flow_problems())

@@ -7,7 +7,8 @@ exclusions coded with it; what survives the last stage is included. The declared
 of one release (or of the live corpus), so records added later never break it. The update
 flow splits the records added since the previous release by how they were found: through a
 logged search (searches.yaml; its counts must add up with the records that name it) or
-through other methods.
+through other methods. A record decided again since the declared flow's release is counted
+there as it stood, by the flow's corrections.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..model.claimsfile import CLAIMS_FILE, ClaimsFile
+from ..model.claimsfile import CLAIMS_FILE, ClaimsFile, Correction
 from ..model.corpus import Corpus, Record
 from ..model.problems import Problem
 from ..model.queue import DUPLICATES_FILE, QUEUE_FILE, Queue, Queued
@@ -28,7 +29,14 @@ from ..model.text import parse_day
 from ..model.views import Views
 
 
-def _stages(records: Iterable[Record], corpus: Corpus, views: Views) -> dict[str, Any]:
+class _Stood(NamedTuple):
+    """A record as it stood at a release, where a correction has moved it since."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+def _stages(records: Iterable[Record | _Stood], corpus: Corpus, views: Views) -> dict[str, Any]:
     """Identified, each stage (assessed, excluded by reason) and included, for RECORDS."""
     tax, p = corpus.taxonomy, views.prisma
     stage_axis, reason_axis = tax.axes[p["stage_axis"]], tax.axes[p["reason_axis"]]
@@ -65,13 +73,26 @@ def declared_corpus(loaded: ClaimsFile, corpus: Corpus) -> Corpus:
     return corpus.at(release) if release else corpus
 
 
+def _as_declared(
+    records: Iterable[Record], corrections: tuple[Correction, ...], views: Views
+) -> list[Record | _Stood]:
+    """RECORDS with the moves since undone: a record now of another kind is counted as the kind
+    it was (an exclusion at the stage it left at), whether or not the release holds it now."""
+    moved = {x.now for x in corrections}
+    out: list[Record | _Stood] = [r for r in records if f"{r.kind}:{r.stem}" not in moved]
+    stage_axis = views.prisma["stage_axis"]
+    out += [_Stood(x.was, {stage_axis: x.left_at} if x.left_at else {}) for x in corrections]
+    return out
+
+
 def flow_problems(loaded: ClaimsFile, corpus: Corpus) -> list[Problem]:
     """The declared flow must add up box by box, and equal the flow its release's records
-    give."""
-    declared = loaded.prisma
-    flow = compute_flow(declared_corpus(loaded, corpus), corpus.taxonomy.views)
-    if declared is None or flow is None:
+    give, with the moves its corrections declare undone."""
+    declared, views = loaded.prisma, corpus.taxonomy.views
+    if declared is None or not views.prisma:
         return []
+    released = declared_corpus(loaded, corpus).records
+    flow = _stages(_as_declared(released, loaded.flow_corrections, views), corpus, views)
     r = Section(loaded.doc, CLAIMS_FILE, "prisma-mismatch")
     hint = "fix the declared numbers or the records' stages"
 

@@ -2,7 +2,9 @@
 
 A claim selects records with a filter (see query) and states an expectation: a count, an exact
 set of keys, or tags a named entry must carry. `load_claims` checks every claim against the
-taxonomy and keeps the well-formed ones; analysis.claims evaluates them.
+taxonomy and keeps the well-formed ones; analysis.claims evaluates them. A claim, and the
+declared flow, list the corrections made since their release, so that what was published stays
+checkable after a record is retagged or decided again.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ ALL_KINDS = "all"  # a claim over every record kind (a headline count)
 MOVED = "kind"  # a correction's field when the record moved to another kind since the release
 CLAIM_FIELDS = ("id", "text", "boundary", "snapshot", "kind", "where", "expect", "corrections")
 CORRECTION_FIELDS = ("date", "entry", "field", "was", "now", "why")
+FLOW_STAGE = "left_at"  # a flow's correction of a record excluded then: the stage it left at
 TOP_FIELDS = ("claims", "prisma")
 FORMS = "count: {eq: n}, keys: [..], or entry: key with has: {axis: value}"
 
@@ -53,6 +56,7 @@ class Correction:
     was: Any
     now: Any
     why: str
+    left_at: str = ""  # a declared flow's: the screening stage an exclusion left the flow at
 
 
 @dataclass(slots=True)
@@ -60,6 +64,8 @@ class ClaimsFile:
     doc: Document = field(default_factory=Document)
     claims: list[Claim] = field(default_factory=list)
     prisma: dict[str, Any] | None = None  # the screening flow the survey declares
+    # records decided again since the flow's release: counted as they stood when it was declared
+    flow_corrections: tuple[Correction, ...] = ()
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -101,10 +107,46 @@ def load_claims(corpus: Corpus) -> ClaimsFile:
             r, prisma.get("snapshot"), ("prisma", "snapshot"), snapshots
         ):
             out.prisma = prisma
+            out.flow_corrections = _flow_corrections(r, prisma.get("corrections"), corpus)
         elif not isinstance(prisma, dict):
             r.bad(("prisma",), "prisma is a mapping of the flow's boxes")
     out.problems += r.problems
     return out
+
+
+def _flow_corrections(r: Section, raw: Any, corpus: Corpus) -> tuple[Correction, ...]:
+    """A declared flow's corrections: records moved to another kind since its release (the
+    only change that moves a box), each an exclusion then naming the stage it left at."""
+    path: FieldPath = ("prisma", "corrections")
+    if raw is None:
+        return ()
+    shape = "{date, entry, field: kind, was, now, why}, and left_at (a stage) for an exclusion"
+    if not isinstance(raw, list):
+        r.bad(path, f"corrections is a list of {shape}")
+        return ()
+    views = corpus.taxonomy.views.prisma
+    stages = corpus.taxonomy.axes[views["stage_axis"]].current_ids if views else []
+    out = []
+    for i, c in enumerate(raw):
+        where = (*path, i)
+        excluded = isinstance(c, dict) and c.get("was") == views.get("kind")
+        wanted = {*CORRECTION_FIELDS, FLOW_STAGE} if excluded else set(CORRECTION_FIELDS)
+        if not isinstance(c, dict) or set(c) != wanted or c["field"] != MOVED:
+            r.bad(where, f"a flow's correction is {shape}")
+            continue
+        if not DAY.fullmatch(str(c["date"])):
+            r.bad((*where, "date"), f"'{c['date']}' is not a day", "YYYY-MM-DD")
+            continue
+        if excluded and c[FLOW_STAGE] not in stages:
+            r.problem((*where, FLOW_STAGE), "unknown-value",
+                      f"'{c[FLOW_STAGE]}' is not a screening stage",
+                      f"one of: {', '.join(stages)}")  # fmt: skip
+            continue
+        if _moved_ok(r, c, where, corpus):
+            stage = str(c.get(FLOW_STAGE, ""))
+            out.append(Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]),
+                                  str(c["now"]), str(c["why"]), stage))  # fmt: skip
+    return tuple(out)
 
 
 def _snapshot_ok(r: Section, value: Any, path: FieldPath, snapshots: list[str]) -> bool:
