@@ -244,6 +244,7 @@ def test_release_records_what_changed(clone: Path) -> None:
     assert releases[1]["changes"]["retags_unknown"] is True
     changelog = (clone / "CHANGELOG.md").read_text()
     assert changelog.index("## 2026.12") < changelog.index("## 2026.05")
+    assert "\n\n## 2026.05 " in changelog  # the new section ends before the next heading
     assert "- `paper:sparse`" in changelog
     citation = yaml.safe_load((clone / "CITATION.cff").read_text())
     assert (citation["version"], citation["date-released"]) == (

@@ -272,7 +272,8 @@ def _changelog_text(
     """CHANGELOG.md with the new section first, below the heading."""
     head = "# Changelog\n\nReleases of the corpus, newest first (`litcorpus release`).\n\n"
     text = _read(path) or head
-    section = changelog_section(version, date, title, changes, checked)
+    # a blank line before the next section's heading, whichever list the section ends with
+    section = changelog_section(version, date, title, changes, checked).rstrip("\n") + "\n\n"
     at = text.find("\n## ")
     return text + section if at < 0 else text[: at + 1] + section + text[at + 1 :]
 
