@@ -6,6 +6,15 @@ from __future__ import annotations
 from corpusfixtures import edit
 from problemcases import QUEUED, A, B, C, Case, R, T, audited, change, write
 
+# an included queued record whose decision's file is RECORD
+DECIDED = QUEUED.replace(
+    '"state": "pending"',
+    (
+        '"state": "included", "decisions": [{"reviewer": "r", "decision": "include", '
+        '"date": "2026-06-01", "seq": 1}], "record": "RECORD"'
+    ),
+)
+
 # fmt: off
 CLAIM_CASES: list[Case] = [
     ("claim-unknown-axis", change(C, "{category: [benchmark]}", "{categry: [benchmark]}"),
@@ -55,6 +64,10 @@ CLAIM_CASES: list[Case] = [
         '"state"', '"title": "Another", "state"')), "queue-invalid", "screening/queue.jsonl", 1),
     ("queue-unlogged-search", write("screening/queue.jsonl", QUEUED),
      "search-invalid", "screening/queue.jsonl", 1),
+    ("queue-record-moved", write("screening/queue.jsonl", DECIDED.replace(
+        "RECORD", "papers/omega.yaml")), "queue-invalid", "screening/queue.jsonl", 1),
+    ("queue-record-of-other-kind", write("screening/queue.jsonl", DECIDED.replace(
+        "RECORD", "exclusions/E001.yaml")), "queue-invalid", "screening/queue.jsonl", 1),
     ("prisma-records", lambda root: (
         edit(root / C, "abstract_screen: {assessed: 5, excluded: 1}",
              "abstract_screen: {assessed: 5, excluded: 2}"),
