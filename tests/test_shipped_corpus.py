@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
 import re
 import subprocess
 import sys
@@ -416,3 +417,30 @@ def test_shipped_readme_says_which_findings_moved() -> None:
         "(first: `fang2026critique`)" in stop
     )
     assert "benchmark measures task outcome" not in findings  # E1-E4 still holds
+
+
+def test_each_releases_update_flow_adds_up(corpus: Corpus) -> None:
+    """In every release's update flow, each arm's records found, less those removed, set
+    aside, not retrieved or awaiting, and with those of earlier searches screened only now,
+    are the records it screened; and the new studies are what the arms include."""
+    from litcorpus.analysis.prisma import update_flow
+    from litcorpus.model.queue import load_queue
+    from litcorpus.model.searches import load_searches
+
+    searches = load_searches(
+        REPO, None, corpus.taxonomy.views.screening.axes.get("family_axis", "")
+    )
+    queue = load_queue(REPO, corpus.taxonomy)
+    releases = corpus.releases.items
+    carried = 0
+    for before, release in itertools.pairwise(releases):
+        flow = update_flow(corpus.at(release), searches, before, queue)
+        assert flow is not None
+        for arm in (flow["searches"], flow["other"]):
+            gone = arm["duplicates"] + arm["unscreenable"] + arm["automation"]
+            waiting = arm["not_retrieved"] + arm["awaiting"]
+            screened = arm["stages"][0]["assessed"]
+            assert arm["identified"] - gone - waiting + arm["carried"] == screened, release
+            carried += arm["carried"]
+        assert flow["new_studies"] == flow["searches"]["included"] + flow["other"]["included"]
+    assert carried > 0  # the maybes of 2026.12 and the records decided again since

@@ -224,7 +224,9 @@ def update_flow(
     that name no search), and the new total. Records a stopping rule set aside are counted as
     marked ineligible by an automation tool, records sought but not found as reports not
     retrieved (they passed the title screen: counted there and among those sought); records
-    not yet screened are named apart."""
+    not yet screened are named apart, and records an earlier window's search found that are
+    screened only now (awaiting then, or decided again since) are carried over into the arm of
+    their search, so each arm's boxes add up."""
     views = corpus.taxonomy.views
     if not views.prisma:
         return None
@@ -235,9 +237,12 @@ def update_flow(
     new = [r for r in corpus if id(r) not in old]
     run = {s.id: s for s in _window(searches, before, corpus, previous.date, day)}
     arms: dict[str, list[Record]] = {"database": [], "other": []}
+    carried: Counter[str] = Counter()  # screened now, found by a search of an earlier window
     for r in new:
-        search = run.get(str(r.data.get("search")))
-        arms["database" if search and search.method == "database" else "other"].append(r)
+        search = searches.items.get(str(r.data.get("search")))
+        arm = "database" if search and search.method == "database" else "other"
+        arms[arm].append(r)
+        carried[arm] += bool(search and search.id not in run)
     waiting = [q for q in queue.items.values() if str(q.data.get("search")) in run]
     held = {r.path for r in corpus}
     flows = {}
@@ -249,6 +254,7 @@ def update_flow(
         flow["duplicates"] = sum(s.duplicates for s in logged)
         flow["unscreenable"] = sum(s.unscreenable for s in logged)
         flow["searches"] = [s.id for s in logged]
+        flow["carried"] = carried[arm]
         mine = Counter(
             _state_on(q, held, day) for q in waiting if run[str(q.data["search"])] in logged
         )

@@ -99,6 +99,11 @@ def _lost(arm: dict[str, Any]) -> str:
     return f", not retrieved: {arm['not_retrieved']}" if arm["not_retrieved"] else ""
 
 
+def _carried(arm: dict[str, Any]) -> str:
+    """' + k of earlier searches' for an arm that screens records found before its window."""
+    return f" + {arm['carried']} of earlier searches" if arm["carried"] else ""
+
+
 def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
     """The PRISMA 2020 flow of an update: the previous release's studies, the records found
     since by logged searches and by other methods, and the total."""
@@ -114,8 +119,8 @@ def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
     ax.axis("off")
     previous = f"Studies included in\nrelease {u['previous']['version']}\nn = "
     _box(ax, 0.2, 4.4, 3.3, previous + str(u["previous"]["studies"]), "previous")
-    _box(ax, 4.1, 4.4, 3.6, f"Records from logged searches\nn = {s['identified']}")
-    _box(ax, 8.3, 4.4, 3.5, f"Records found otherwise\nn = {o['identified']}")
+    _box(ax, 4.1, 4.4, 3.6, f"Records from logged searches\nn = {s['identified']}{_carried(s)}")
+    _box(ax, 8.3, 4.4, 3.5, f"Records found otherwise\nn = {o['identified']}{_carried(o)}")
     removed = s["duplicates"] + s["stages"][0]["excluded"]
     untitled = f", untitled: {s['unscreenable']}" if s["unscreenable"] else ""
     _box(ax, 4.1, 3.0, 3.6, f"Duplicates removed: {removed}{untitled}\nscreened: "

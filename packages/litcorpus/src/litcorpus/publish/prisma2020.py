@@ -94,7 +94,11 @@ def prisma2020_csv(
                 f"Studies included in the previous release ({previous['version']})",
                 previous["studies"],
             ),
-            ("database_results", "Records identified from databases", s["identified"]),
+            (
+                "database_results",
+                "Records identified from databases (and from earlier searches, screened now)",
+                s["identified"] + s["carried"],
+            ),
             (
                 "website_results",
                 "Records identified from websites (paper lists), duplicates removed",
@@ -102,8 +106,13 @@ def prisma2020_csv(
             ),
             (
                 "citations_results",
-                "Records identified by citation searching and otherwise, duplicates removed",
-                o["identified"] - o["duplicates"] - o["unscreenable"] - _after(o, "website"),
+                "Records identified by citation searching and otherwise (and from earlier "
+                "searches, screened now), duplicates removed",
+                o["identified"]
+                + o["carried"]
+                - o["duplicates"]
+                - o["unscreenable"]
+                - _after(o, "website"),
             ),
             ("duplicates", "Duplicate records removed", s["duplicates"] + first["excluded"]),
             (

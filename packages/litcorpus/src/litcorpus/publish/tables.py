@@ -39,6 +39,7 @@ def _update_table(u: dict[str, Any], tax: Taxonomy) -> Table:
         if arm == "other":
             logged = sum(s["records_found"] for s in a["sources"])
             rows.append([label, "records found without a logged search", a["identified"] - logged])
+        rows.append([label, "found by earlier searches, screened now", a["carried"]])
         rows.append([label, "set aside by the stopping rule", a["automation"]])
         rows.append([label, "sought, not retrieved", a["not_retrieved"]])
         rows.append([label, "awaiting screening", a["awaiting"]])
