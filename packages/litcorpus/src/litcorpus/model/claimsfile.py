@@ -143,9 +143,9 @@ def _flow_corrections(r: Section, raw: Any, corpus: Corpus) -> tuple[Correction,
                       f"one of: {', '.join(stages)}")  # fmt: skip
             continue
         if _moved_ok(r, c, where, corpus):
-            stage = str(c.get(FLOW_STAGE, ""))
+            left_at = str(c.get(FLOW_STAGE, ""))
             out.append(Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]),
-                                  str(c["now"]), str(c["why"]), stage))  # fmt: skip
+                                  str(c["now"]), str(c["why"]), left_at))  # fmt: skip
     return tuple(out)
 
 
