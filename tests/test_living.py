@@ -138,6 +138,13 @@ def test_the_live_corpus_reproduces_each_releases_numbers(shipped: Path, version
     assert release["version"] == version
     golden = json.loads((REPO / "tests" / "golden" / "releases" / f"{version}.json").read_text())
     assert as_released(numbers(release), golden) == golden
+    # its update flow runs from the release before it, though later releases share its day
+    versions = [
+        r["version"] for r in yaml.safe_load((REPO / "releases.yaml").read_text())["releases"]
+    ]
+    update = release["prisma_update"]
+    before = versions[versions.index(version) - 1] if versions.index(version) else None
+    assert (update and update["previous"]["version"]) == before
 
 
 NEW_AXES = {"credit_estimator"}  # axes added to the taxonomy after release 2026.12.1

@@ -363,3 +363,32 @@ def test_a_declared_flow_counts_a_record_decided_again_as_it_stood(mini_root: Pa
     assert any(p.startswith("unknown-value 'abstracts'") for p in flow_problems())
     edit(claims, ", left_at: abstracts}", "}")
     assert any(p.startswith("claim-invalid a flow's correction") for p in flow_problems())
+
+
+def test_the_update_flow_figure_keeps_each_text_inside_its_box() -> None:
+    """Many exclusion reasons and records carried over still fit their boxes."""
+    from litcorpus.publish.flowplots import prisma_update
+
+    stages = [
+        {"excluded": 2, "reasons": {}},
+        {"assessed": 79, "excluded": 53, "reasons": {f"r{i}": i for i in range(1, 9)}},
+        {"excluded": 0, "reasons": {}},
+    ]
+    arm = {"identified": 205, "carried": 7, "duplicates": 131, "unscreenable": 0,
+           "not_retrieved": 1, "stages": stages, "included": 24}  # fmt: skip
+    update = {"previous": {"version": "2026.12", "studies": 305}, "searches": arm,
+              "other": {**arm, "carried": 1}, "new_studies": 48, "total_studies": 353}  # fmt: skip
+    reasons = {f"r{i}": f"X{i} A reason with a long label number {i}" for i in range(1, 9)}
+    fig = prisma_update(update, reasons)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = [p.get_window_extent(renderer) for p in ax.patches]
+    for text in ax.texts:
+        if not text.get_text():
+            continue  # an arrow's empty label
+        got = text.get_window_extent(renderer)
+        home = [b for b in boxes if b.contains(*got.get_points().mean(axis=0))]
+        assert home, text.get_text()
+        assert home[0].x0 <= got.x0 and got.x1 <= home[0].x1, text.get_text()
+        assert home[0].y0 <= got.y0 and got.y1 <= home[0].y1, text.get_text()

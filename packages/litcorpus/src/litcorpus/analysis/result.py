@@ -87,6 +87,9 @@ def analyse(
         reviewed[name] = found
     day = corpus.as_of_day or dt.date.max
     included = [r for r in corpus.releases.items if r.date <= day]
+    if corpus.as_of_release is not None:  # a release's own view, though later ones share its day
+        versions = [r.version for r in included]
+        included = included[: versions.index(corpus.as_of_release.version) + 1]
     release = included[-1] if included else None
     # the update flow runs from the previous release: the one before, when this is a release;
     # the live corpus still in an update's state (nothing added, no search run since) is that

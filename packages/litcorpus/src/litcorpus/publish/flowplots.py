@@ -3,6 +3,7 @@ previous release (PRISMA 2020's update), as boxes and arrows in the shared style
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from .plots import EMPTY, STATE_STYLE, setup
@@ -127,8 +128,9 @@ def prisma_update(u: dict[str, Any], reasons: dict[str, str]) -> Figure:
          f"{s['stages'][1]['assessed'] + s['not_retrieved']}", "excluded")  # fmt: skip
     listed = "; ".join(f"{reasons.get(r, r)} {k}" for st in s["stages"][1:]
                        for r, k in st["reasons"].items())  # fmt: skip
-    _box(ax, 4.1, 1.6, 3.6, f"Excluded: {s_excluded}{_lost(s)}\n{listed or 'none'}"[:90],
-         "excluded")  # fmt: skip
+    # the reasons wrapped to the box's width, two lines at most
+    listed = "\n".join(textwrap.wrap(listed or "none", 40, max_lines=2, placeholder=" ..."))
+    _box(ax, 4.1, 1.6, 3.6, f"Excluded: {s_excluded}{_lost(s)}\n{listed}", "excluded")
     _box(ax, 8.3, 1.6, 3.5, f"Excluded: {o_excluded}{_lost(o)}", "excluded")
     new = f"New studies included\nn = {u['new_studies']} ({s['included']} + {o['included']})"
     _box(ax, 6.0, 0.2, 3.8, new)
