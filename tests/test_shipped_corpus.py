@@ -17,9 +17,12 @@ from typing import Any
 import pytest
 
 from conftest import REFERENCE, REPO
+from litcorpus.analysis.prisma import update_flow
 from litcorpus.analysis.reader import reader_tables
 from litcorpus.analysis.result import check
 from litcorpus.model.corpus import Corpus, load_corpus
+from litcorpus.model.queue import load_queue
+from litcorpus.model.searches import load_searches
 from litcorpus.model.taxonomy import load_taxonomy
 from reference.ngrams import hashed_grams
 
@@ -423,10 +426,6 @@ def test_each_releases_update_flow_adds_up(corpus: Corpus) -> None:
     """In every release's update flow, each arm's records found, less those removed, set
     aside, not retrieved or awaiting, and with those of earlier searches screened only now,
     are the records it screened; and the new studies are what the arms include."""
-    from litcorpus.analysis.prisma import update_flow
-    from litcorpus.model.queue import load_queue
-    from litcorpus.model.searches import load_searches
-
     searches = load_searches(
         REPO, None, corpus.taxonomy.views.screening.axes.get("family_axis", "")
     )

@@ -38,6 +38,19 @@ def _refuse(path: Path, why: str, hint: str | None = None) -> OutputError:
     return OutputError("output-refused", f"{path}: {why}", hint)
 
 
+def _unlinked(target: Path, what: str) -> tuple[Path, os.stat_result | None]:
+    """TARGET made absolute and its own status (None when absent); refused when it is a
+    symbolic link, since writing would go where the link points."""
+    real = _absolute(target)
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise _refuse(target, "is a symbolic link", f"give the real {what}, or a new path")
+    return real, info
+
+
 def _common_checks(path: Path, real: Path, no_inside: Iterable[Path], what: str) -> None:
     if not real.parent.is_dir():
         raise OutputError(
@@ -63,13 +76,7 @@ def check_dir_output(
 ) -> Path:
     """Refuse TARGET as the output folder of TOOL's KIND (stats, site, ...) unless replacing it
     can only replace what TOOL wrote there; returns the path to write (absolute)."""
-    real = _absolute(target)
-    try:
-        info = os.lstat(real)
-    except FileNotFoundError:
-        info = None
-    if info is not None and stat.S_ISLNK(info.st_mode):
-        raise _refuse(target, "is a symbolic link", "give the real folder, or a new path")
+    real, info = _unlinked(target, "folder")
     if info is not None and not stat.S_ISDIR(info.st_mode):
         raise _refuse(target, "is a file, not a folder", "choose a folder for the output")
     _common_checks(target, real, no_inside, kind)
@@ -131,13 +138,7 @@ def check_file_output(
 ) -> Path:
     """Refuse TARGET as an output file when writing it could destroy what the tool did not
     write; returns the path to write (absolute)."""
-    real = _absolute(target)
-    try:
-        info = os.lstat(real)
-    except FileNotFoundError:
-        info = None
-    if info is not None and stat.S_ISLNK(info.st_mode):
-        raise _refuse(target, "is a symbolic link", "give the real file, or a new path")
+    real, info = _unlinked(target, "file")
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise _refuse(target, "is a folder", "give a file name inside it")
     if info is not None and not stat.S_ISREG(info.st_mode):

@@ -151,29 +151,16 @@ def search_problems(
     """Every record names a logged search or none; each search's records found, less its
     duplicates, are exactly the records that name it (entries, exclusions, and queued records
     not yet decided); an imported search's duplicates are each listed; no record names a
-    search run after it entered the corpus; a decided queued record names the record file of
-    its decision."""
+    search run after it entered the corpus."""
     out: list[Problem] = []
     queue = queue or Queue()
     naming: Counter[str] = _queue_naming(queue)
-    kinds = {rec.path: rec.kind for rec in corpus}
-    excluded = corpus.taxonomy.views.prisma.get("kind")
     for q in queue.items.values():
         if str(q.data.get("search")) not in searches.items:
             message = (
                 f"{q.id} names search '{q.data.get('search')}', which {SEARCHES_FILE} does not log"
             )
             out.append(Problem(QUEUE_FILE, "search-invalid", message, q.line, None, "search"))
-        # a decision taken again moves its record: the queue follows it, or the flow loses it
-        record = q.data.get("record")
-        if isinstance(record, str) and q.state in ("included", "excluded"):
-            kind = kinds.get(record)
-            if kind is None or (excluded and (kind == excluded) != (q.state == "excluded")):
-                held = "not in the corpus" if kind is None else f"a record of kind {kind}"
-                out.append(Problem(
-                    QUEUE_FILE, "queue-invalid", f"{q.id} is {q.state} as {record}, {held}",
-                    q.line, None, "record", "point record and state at the file that holds "
-                    "its decision now, with the decision that moved it"))  # fmt: skip
     for rec in corpus:
         sid = rec.data.get("search")
         if sid is None:
@@ -213,6 +200,27 @@ def search_problems(
                 "an imported search's counts come from its import: do not edit them by hand",
             )
     return out + r.problems
+
+
+def queue_record_problems(corpus: Corpus, queue: Queue) -> list[Problem]:
+    """A decided queued record names the record file of its decision, of the kind its state
+    says: a decision taken again moves the record, and the queue follows it, or the flow loses
+    it."""
+    kinds = {rec.path: rec.kind for rec in corpus}
+    excluded = corpus.taxonomy.views.prisma.get("kind")
+    out = []
+    for q in queue.items.values():
+        record = q.data.get("record")
+        if not isinstance(record, str) or q.state not in ("included", "excluded"):
+            continue
+        kind = kinds.get(record)
+        if kind is None or (excluded and (kind == excluded) != (q.state == "excluded")):
+            held = "not in the corpus" if kind is None else f"a record of kind {kind}"
+            out.append(Problem(
+                QUEUE_FILE, "queue-invalid", f"{q.id} is {q.state} as {record}, {held}",
+                q.line, None, "record", "point record and state at the file that holds its "
+                "decision now, with the decision that moved it"))  # fmt: skip
+    return out
 
 
 def update_flow(

@@ -27,7 +27,13 @@ from ..model.searches import SEARCHES_FILE, Searches, last_searched, load_search
 from ..progress import Progress
 from .agreement import agreement
 from .claims import ClaimResult, evaluate
-from .prisma import compute_flow, flow_problems, search_problems, update_flow
+from .prisma import (
+    compute_flow,
+    flow_problems,
+    queue_record_problems,
+    search_problems,
+    update_flow,
+)
 from .screenaudit import compare
 
 
@@ -63,6 +69,7 @@ def analyse(
         report.extend(searches.problems)
         report.extend(queue.problems)
         report.extend(search_problems(corpus, searches, queue))
+        report.extend(queue_record_problems(corpus, queue))
         report.extend(saved_problems(corpus, searches))
     claims_file = load_claims(corpus)
     report.extend(claims_file.problems)

@@ -143,10 +143,14 @@ def _flow_corrections(r: Section, raw: Any, corpus: Corpus) -> tuple[Correction,
                       f"one of: {', '.join(stages)}")  # fmt: skip
             continue
         if _moved_ok(r, c, where, corpus):
-            left_at = str(c.get(FLOW_STAGE, ""))
-            out.append(Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]),
-                                  str(c["now"]), str(c["why"]), left_at))  # fmt: skip
+            out.append(_moved(c, str(c.get(FLOW_STAGE, ""))))
     return tuple(out)
+
+
+def _moved(c: dict[str, Any], left_at: str = "") -> Correction:
+    """The correction C of a record moved to another kind (checked by _moved_ok)."""
+    return Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]), str(c["now"]),
+                      str(c["why"]), left_at)  # fmt: skip
 
 
 def _snapshot_ok(r: Section, value: Any, path: FieldPath, snapshots: list[str]) -> bool:
@@ -239,8 +243,7 @@ def _corrections(
             r.bad((*where, "date"), f"'{c['date']}' is not a day", "YYYY-MM-DD")
         if c["field"] == MOVED:
             if _moved_ok(r, c, where, corpus):
-                out.append(Correction(str(c["date"]), str(c["entry"]), MOVED, str(c["was"]),
-                                      str(c["now"]), str(c["why"])))  # fmt: skip
+                out.append(_moved(c))
             continue
         entry = records.get(str(c["entry"]))
         if entry is None:

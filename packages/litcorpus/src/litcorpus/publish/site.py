@@ -146,6 +146,15 @@ def newest_first(records: list[Record]) -> list[Record]:
     return out
 
 
+def _by_tag(entries: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """{(axis, value): the ENTRIES that carry the tag, in their order}."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in entries:
+        for t in e["tags"]:
+            out.setdefault((t.axis, t.value), []).append(e)
+    return out
+
+
 def site_files(
     result: Result,
     progress: Progress | None = None,
@@ -244,10 +253,7 @@ def site_files(
             suggest=lambda t, e=e: correction_url(repository, e, t),
             description=f"{e['byline']}. {e['summary']}",
         )
-    members: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for e in sorted(entries, key=lambda e: str(e["title"]).lower()):
-        for t in e["tags"]:
-            members.setdefault((t.axis, t.value), []).append(e)
+    members = _by_tag(sorted(entries, key=lambda e: str(e["title"]).lower()))
     yield page("taxonomy.html", "taxonomy.html.j2", members=members, listed=MAX_LISTED)
     tables = build_tables(stats, tax)
     yield page(
@@ -272,11 +278,7 @@ def site_files(
     yield page("changes.html", "changes.html.j2", releases=history, added=added, latest=latest,
                excluded=excluded)  # fmt: skip
     yield "feed.xml", atom_feed(entries, corpus.releases.items, brand, site_url(tax))
-    carriers: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for e in entries:
-        for t in e["tags"]:
-            carriers.setdefault((t.axis, t.value), []).append(e)
-    for (axis, value), carrying in sorted(carriers.items()):  # a feed to follow each filter
+    for (axis, value), carrying in sorted(_by_tag(entries).items()):  # a feed to follow each filter
         what = next(t.text for t in carrying[0]["tags"] if (t.axis, t.value) == (axis, value))
         about = (f"{axis}/{value}.xml", what)
         yield f"feeds/{axis}/{value}.xml", atom_feed(carrying, [], brand, site_url(tax), about)
