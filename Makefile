@@ -86,8 +86,8 @@ VERL_VENV := .venv-verl
 VERL_STAMP := $(VERL_VENV)/.installed
 $(VERL_STAMP):
 	$(PY) -m venv $(VERL_VENV)
-	$(VERL_VENV)/bin/pip install --quiet 'torch==2.13.0'
-	$(VERL_VENV)/bin/pip install --quiet 'verl>=0.9,<0.10' 'msgspec>=0.18,<1' 'orjson>=3.9,<4'
+	$(VERL_VENV)/bin/python -m pip install --quiet 'torch==2.13.0'
+	$(VERL_VENV)/bin/python -m pip install --quiet 'verl>=0.9,<0.10' 'msgspec>=0.18,<1' 'orjson>=3.9,<4'
 	touch $(VERL_STAMP)
 
 # The wheels the packages' install tests put into fresh environments (tests/test_packages.py):
